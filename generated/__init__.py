@@ -1,0 +1,1 @@
+"""Generated code (kopa-gen build). Do not edit; change specs/ and rebuild."""

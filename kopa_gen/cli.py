@@ -1,0 +1,193 @@
+"""The `kopa-gen` command line: one surface for people and CI."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from kopa_gen.spec.diagnostics import SpecError
+
+
+def _project(args: argparse.Namespace) -> Any:
+    from kopa_gen.project import load_project
+
+    return load_project(Path(args.root) if args.root else None)
+
+
+def generated_module(platform_id: str, name: str = "server") -> ModuleType:
+    try:
+        return importlib.import_module(f"generated.servers.{platform_id}.{name}")
+    except ModuleNotFoundError as exc:
+        raise SystemExit(f"no generated server for {platform_id!r}; run `kopa-gen build` first ({exc})") from exc
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from kopa_gen.compile.build import build, check
+    from kopa_gen.spec.schemas import export_schemas
+    from kopa_gen.world.build import ensure_world
+
+    project = _project(args)
+    start = time.perf_counter()
+    if args.check:
+        report = check(project, full=args.full)
+        for line in report.drift:
+            print(f"drift: {line}", file=sys.stderr)
+        stale = export_schemas(project.root, write=False)
+        for path in stale:
+            print(f"drift: {path} is stale; run `kopa-gen build`", file=sys.stderr)
+        ok = not report.drift and not stale
+        print(f"generated/ {'in sync' if ok else 'out of date'} ({time.perf_counter() - start:.2f}s)")
+        return 0 if ok else 1
+    export_schemas(project.root, write=True)
+    report = build(project, force=args.force)
+    print(
+        f"built {', '.join(report.built) or 'nothing'}; unchanged {', '.join(report.skipped) or 'none'}"
+        + (f"; removed {', '.join(report.removed)}" if report.removed else "")
+        + f" ({time.perf_counter() - start:.2f}s)"
+    )
+    if not args.no_world:
+        world = ensure_world(project.world, args.seed)
+        size = world.path.stat().st_size / 2**20
+        how = f"built in {world.seconds:.1f}s" if world.fresh else "cached"
+        print(f"world seed {world.seed}: {world.path} ({size:.0f} MiB, {how})")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from kopa_gen.client.live import live_client
+    from kopa_gen.sandbox.local import open_sandbox, sandbox_client
+
+    project = _project(args)
+    platform = project.platform(args.platform)
+    client = live_client(platform) if args.live else sandbox_client(open_sandbox(project), platform.id)
+    server = generated_module(platform.id).create_server(client)
+    if args.transport == "stdio":
+        from mcp.server.stdio import stdio_server
+
+        async def run_stdio() -> None:
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+
+        asyncio.run(run_stdio())
+        return 0
+    import uvicorn
+
+    app = server.streamable_http_app(host=args.host)
+    print(f"MCP {platform.id} on http://{args.host}:{args.port}/mcp ({'live' if args.live else 'sandbox'})", file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+def cmd_sandbox_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from kopa_gen.sandbox.config import Faults, SandboxConfig, sandbox_key
+    from kopa_gen.sandbox.local import open_sandbox
+
+    project = _project(args)
+    config = SandboxConfig(seed=args.seed or 0, faults=Faults(rate=args.faults), limits=not args.no_limits)
+    sandbox = open_sandbox(project, config, args.world_seed)
+    base = f"http://{args.host}:{args.port}"
+    for p in project.platforms:
+        print(f"{p.id:10} {p.server_url}  ->  {base}{sandbox.prefix(p)}   key {p.key_param}={sandbox_key(p)}")
+    uvicorn.run(sandbox.app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+def cmd_call(args: argparse.Namespace) -> int:
+    from kopa_gen.client.live import live_client
+    from kopa_gen.sandbox.local import open_sandbox, sandbox_client
+
+    project = _project(args)
+    platform = project.platform(args.platform)
+    arguments = json.loads(args.arguments)
+
+    async def run() -> Any:
+        client = live_client(platform) if args.live else sandbox_client(open_sandbox(project), platform.id)
+        async with client:
+            box = generated_module(platform.id).create_toolbox(client)
+            return await box.call(args.tool, arguments)
+
+    outcome = asyncio.run(run())
+    print(json.dumps(outcome.structured, ensure_ascii=False, indent=1) if outcome.structured else outcome.text)
+    return 1 if outcome.is_error else 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from kopa_gen.demo import run_demo
+
+    args.check = False
+    args.force = False
+    args.full = False
+    args.no_world = False
+    code = cmd_build(args)
+    if code:
+        return code
+    return asyncio.run(run_demo(_project(args)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kopa-gen", description=__doc__)
+    parser.add_argument("--root", help="project folder (default: found from the working directory)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    b = sub.add_parser("build", help="compile specs into generated/ and build the world")
+    b.add_argument("--check", action="store_true", help="fail when generated/ is out of date; write nothing")
+    b.add_argument("--full", action="store_true", help="with --check: regenerate and compare bytes")
+    b.add_argument("--force", action="store_true", help="rebuild every platform")
+    b.add_argument("--no-world", action="store_true", help="do not build the world database")
+    b.add_argument("--seed", type=int, default=None, help="world seed (default: specs/world/world.yaml)")
+    b.set_defaults(func=cmd_build)
+
+    s = sub.add_parser("serve", help="serve one platform's MCP server")
+    s.add_argument("platform")
+    s.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--live", action="store_true", help="call the real service with the key from the environment")
+    s.set_defaults(func=cmd_serve)
+
+    sb = sub.add_parser("sandbox", help="the offline emulator of every platform")
+    sbs = sb.add_subparsers(dest="sandbox_command", required=True)
+    ss = sbs.add_parser("serve", help="serve all platforms on loopback for any HTTP client")
+    ss.add_argument("--host", default="127.0.0.1")
+    ss.add_argument("--port", type=int, default=8765)
+    ss.add_argument("--faults", type=float, default=0.0, help="share of requests that fail transiently (seeded)")
+    ss.add_argument("--seed", type=int, default=0, help="fault seed")
+    ss.add_argument("--world-seed", type=int, default=None)
+    ss.add_argument("--no-limits", action="store_true", help="do not enforce quotas and rate limits")
+    ss.set_defaults(func=cmd_sandbox_serve)
+
+    c = sub.add_parser("call", help="call one tool and print its result")
+    c.add_argument("platform")
+    c.add_argument("tool")
+    c.add_argument("arguments", nargs="?", default="{}", help="tool arguments as a JSON object")
+    c.add_argument("--live", action="store_true")
+    c.set_defaults(func=cmd_call)
+
+    d = sub.add_parser("demo", help="build, then run a cross-platform chain on the embedded sandbox")
+    d.add_argument("--seed", type=int, default=None)
+    d.set_defaults(func=cmd_demo)
+
+    args = parser.parse_args(argv)
+    try:
+        result: int = args.func(args)
+        return result
+    except SpecError as exc:
+        print(exc, file=sys.stderr)
+        print(f"{len(exc.diagnostics)} problem(s) found; nothing was written.", file=sys.stderr)
+        return 1
+    except KeyError as exc:
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

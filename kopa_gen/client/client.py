@@ -1,0 +1,254 @@
+"""The platform client: key injection, format switch, envelope unwrapping, result-code mapping, retries.
+
+Everything above the HTTP boundary is the same for the live service and the sandbox; only `base_url`, the key
+and the transport differ.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import re
+import xml.etree.ElementTree as ET
+import zipfile
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from urllib.parse import unquote
+
+import httpx
+
+from kopa_gen.client.errors import PlatformError, redact
+from kopa_gen.envelopes import FAMILIES, Wire
+from kopa_gen.envelopes.base import JSON, EnvelopeError, Parsed, coerce, row_of
+from kopa_gen.envelopes.gateway import parse_gateway
+from kopa_gen.spec.kopa import Category, Filter
+from kopa_gen.spec.platform import Operation, Platform
+
+log = logging.getLogger(__name__)
+
+Exchange = Callable[[httpx.Request, httpx.Response], None]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Result:
+    """A successful (or no-data) answer, unwrapped and typed by the row schema."""
+
+    code: str
+    message: str
+    rows: list[JSON] = field(default_factory=list)
+    total: int = 0
+    page: int = 1
+    page_size: int = 0
+    record: JSON | None = None
+
+
+@dataclass
+class RetryPolicy:
+    """Retries only for environmental failures (transport, 5xx, rate, provider error); never for quota or a
+    structural error. Backoff doubles from `backoff_s`."""
+
+    attempts: int = 3
+    backoff_s: float = 0.5
+
+
+class PlatformClient:
+    def __init__(
+        self,
+        platform: Platform,
+        *,
+        key: str | None,
+        base_url: str | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        wire: Wire = "json",
+        timeout_s: float = 30.0,
+        retry: RetryPolicy | None = None,
+        on_exchange: Exchange | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.platform = platform
+        # data.go.kr issues an already URL-encoded "Encoding" key; decode it once so httpx encodes it once.
+        self._key = unquote(key) if key and "%" in key else key
+        self.base_url = (base_url or platform.server_url).rstrip("/")
+        self.wire = wire
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy()
+        self.on_exchange = on_exchange
+        self._sleep = sleep
+        self._http = httpx.AsyncClient(transport=transport, timeout=timeout_s, headers={"User-Agent": "kopa-gen"})
+        self._files: dict[str, list[JSON]] = {}
+
+    def __repr__(self) -> str:
+        return f"PlatformClient({self.platform.id!r}, base_url={self.base_url!r}, key=***)"
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> PlatformClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def redact(self, text: str) -> str:
+        return redact(text, [self._key or ""])
+
+    def request(self, op: Operation, params: Mapping[str, Any], wire: Wire) -> httpx.Request:
+        """The exact HTTP request a real client sends: real path, real parameter names, the key, the format."""
+        fmt = self.platform.kopa.format
+        path = op.path
+        if fmt.extension and op.kopa.shape != "file" and wire == "xml":
+            path = re.sub(r"\.json$", ".xml", path)
+        query: dict[str, str] = {}
+        if self._key is not None:
+            query[self.platform.key_param] = self._key
+        for name, value in params.items():
+            if value is None or value == "":
+                continue
+            query[name] = ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+        if fmt.param and op.kopa.shape != "file":
+            choice = fmt.json_value if wire == "json" else fmt.xml_value
+            if choice:
+                query[fmt.param] = choice
+        return self._http.build_request("GET", self.base_url + path, params=query)
+
+    async def call(self, op: Operation | str, params: Mapping[str, Any]) -> Result:
+        """Call one operation. Raises PlatformError for any non-success code (after retries if environmental)."""
+        op = self.platform.operation(op) if isinstance(op, str) else op
+        if op.kopa.shape == "file":
+            return await self._call_file(op, params)
+        parsed = await self._send(op, self.request(op, params, self.wire), self.wire)
+        return self._result(op, parsed, params)
+
+    async def _retrying(self, attempt_once: Callable[[], Awaitable[T]]) -> T:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await attempt_once()
+            except PlatformError as err:
+                if err.category not in (Category.RATE, Category.SERVER) or attempt >= self.retry.attempts:
+                    raise
+                delay = self.retry.backoff_s * 2 ** (attempt - 1)
+                log.info("%s; retry %d in %.2fs", err, attempt, delay)
+                await self._sleep(delay)
+
+    async def _send(self, op: Operation, request: httpx.Request, wire: Wire) -> Parsed:
+        return await self._retrying(lambda: self._once(op, request, wire))
+
+    async def _http_send(self, op: Operation, request: httpx.Request) -> httpx.Response:
+        """One HTTP exchange; transport failures, time-outs, 5xx and gateway errors become PlatformError."""
+        pid = self.platform.id
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                response = await self._http.send(request)
+                await response.aread()
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            raise PlatformError(
+                pid, op.operation_id, "timeout", f"no answer in {self.timeout_s}s", Category.SERVER
+            ) from exc
+        except httpx.TransportError as exc:
+            message = self.redact(f"{type(exc).__name__}: {exc}")
+            raise PlatformError(pid, op.operation_id, "transport", message, Category.SERVER) from exc
+        log.debug("%s %s -> %d", request.method, self.redact(str(request.url)), response.status_code)
+        if self.on_exchange is not None:
+            self.on_exchange(request, response)
+        gateway = parse_gateway(response.content) if self.platform.kopa.gateway else None
+        if gateway is not None:
+            code, message = gateway
+            raise PlatformError(pid, op.operation_id, code, message, self._category(code, Category.AUTH))
+        if response.status_code >= 400:
+            category = Category.SERVER if response.status_code >= 500 else Category.AUTH
+            raise PlatformError(pid, op.operation_id, f"HTTP {response.status_code}", response.reason_phrase, category)
+        return response
+
+    def _parse(self, op: Operation, body: bytes, wire: Wire) -> Parsed:
+        """Unwrap the envelope; any code that is not ok or no-data becomes a PlatformError."""
+        try:
+            parsed = FAMILIES[self.platform.kopa.envelope].parse(self.platform, op, body, wire)
+        except EnvelopeError as exc:
+            raise PlatformError(self.platform.id, op.operation_id, "envelope", str(exc), Category.SERVER) from exc
+        category = self._category(parsed.code, Category.SERVER)
+        if category not in (Category.OK, Category.NO_DATA):
+            raise PlatformError(self.platform.id, op.operation_id, parsed.code, parsed.message, category)
+        return parsed
+
+    async def _once(self, op: Operation, request: httpx.Request, wire: Wire) -> Parsed:
+        response = await self._http_send(op, request)
+        return self._parse(op, response.content, wire)
+
+    def _category(self, code: str, unknown: Category) -> Category:
+        try:
+            return self.platform.code(code).category
+        except KeyError:
+            return unknown
+
+    def _result(self, op: Operation, parsed: Parsed, params: Mapping[str, Any]) -> Result:
+        props = op.row_schema.get("properties", {})
+        rows = [coerce(props, r) for r in parsed.rows]
+        record = coerce(props, parsed.record) if parsed.record is not None else None
+        page, size = self._paging(op, params)
+        return Result(
+            code=parsed.code,
+            message=parsed.message,
+            rows=rows,
+            total=parsed.total if parsed.total is not None else len(rows),
+            page=parsed.page or page,
+            page_size=parsed.size if parsed.size is not None else size or len(rows),
+            record=record,
+        )
+
+    def _paging(self, op: Operation, params: Mapping[str, Any]) -> tuple[int, int]:
+        paging = self.platform.kopa.paging
+        if paging is None or not self.platform.paged(op):
+            return 1, 0
+        return int(params.get(paging.page) or 1), int(params.get(paging.size) or paging.default_size)
+
+    async def _call_file(self, op: Operation, params: Mapping[str, Any]) -> Result:
+        """A bulk download, turned into a searchable paged list (see docs/tools.md): downloaded once per client,
+        filtered and paged locally with the tool's `local_filters`."""
+        spec = op.kopa.file
+        assert spec is not None
+        if op.operation_id not in self._files:
+            self._files[op.operation_id] = await self._download(op)
+        rows = [r for r in self._files[op.operation_id] if _matches(r, op.kopa.local_filters, params)]
+        page = max(1, int(params.get("page") or 1))
+        size = min(max(1, int(params.get("page_size") or spec.page_size)), spec.max_page_size)
+        chosen = rows[(page - 1) * size : page * size]
+        ok = self.platform.code(self.platform.kopa.answers.ok)
+        return Result(ok.code, ok.message, rows=chosen, total=len(rows), page=page, page_size=size)
+
+    async def _download(self, op: Operation) -> list[JSON]:
+        spec = op.kopa.file
+        assert spec is not None
+        body = await self._retrying(lambda: self._fetch_zip(op))
+        with zipfile.ZipFile(io.BytesIO(body)) as zf:
+            root = ET.fromstring(zf.read(spec.member))
+        props = op.row_schema.get("properties", {})
+        return [coerce(props, row_of(el)) for el in root.iter(spec.row_element)]
+
+    async def _fetch_zip(self, op: Operation) -> bytes:
+        response = await self._http_send(op, self.request(op, {}, "xml"))
+        if response.content[:2] == b"PK":
+            return response.content
+        # ZIP endpoints answer errors as XML <result><status/><message/></result>; clients sniff the `PK` magic.
+        self._parse(op, response.content, "xml")
+        raise PlatformError(self.platform.id, op.operation_id, "envelope", "neither a ZIP nor an error", Category.SERVER)
+
+
+def _matches(row: JSON, filters: list[Filter], params: Mapping[str, Any]) -> bool:
+    for f in filters:
+        value = params.get(f.param)
+        if value is None or value == "":
+            continue
+        cell = str(row.get(f.column, ""))
+        value = str(value)
+        if f.match == "eq" and cell.strip() != value.strip():
+            return False
+        if f.match == "contains" and value not in cell:
+            return False
+        if f.match == "prefix" and not cell.startswith(value):
+            return False
+    return True

@@ -1,0 +1,42 @@
+"""Errors sorted by who handles them.
+
+- `PlatformError`: the platform answered with a non-success result code, or could not be reached. The MCP layer
+  returns it to the model as a tool error with the platform's code and message.
+- `ToolArgumentError`: the model called a tool with missing or mistyped arguments; returned as a tool error.
+- Anything else is a bug in kopa-gen and propagates.
+"""
+
+from __future__ import annotations
+
+from kopa_gen.spec.kopa import Category
+
+
+class PlatformError(Exception):
+    def __init__(self, platform: str, operation: str, code: str, message: str, category: Category) -> None:
+        self.platform = platform
+        self.operation = operation
+        self.code = code
+        self.message = message
+        self.category = category
+        super().__init__(f"{platform}.{operation}: [{code}] {message} ({category.value})")
+
+    @property
+    def environmental(self) -> bool:
+        """True when the same call may succeed later (quota, rate, server, transport)."""
+        return self.category.environmental
+
+
+class ToolArgumentError(Exception):
+    """A tool call's arguments do not fit the tool's schema; the message names each argument."""
+
+
+def redact(text: str, secrets: list[str]) -> str:
+    """Replace every secret (raw and URL-encoded) with `***`."""
+    from urllib.parse import quote
+
+    for secret in secrets:
+        if not secret:
+            continue
+        for form in {secret, quote(secret, safe=""), quote(quote(secret, safe=""), safe="")}:
+            text = text.replace(form, "***")
+    return text

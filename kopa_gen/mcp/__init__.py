@@ -1,0 +1,1 @@
+"""Tools as models see them: typed bindings over the platform client, and the MCP server that serves them."""

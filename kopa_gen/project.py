@@ -1,0 +1,91 @@
+"""The project as data: every platform spec and the world spec, loaded and cross-checked together."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics, SpecError
+from kopa_gen.spec.platform import Platform, load_platform
+from kopa_gen.spec.world import WorldSpec, load_world
+from kopa_gen.world.build import columns_of
+
+
+def find_root(start: Path | None = None) -> Path:
+    """`$KOPA_GEN_ROOT`, else the nearest folder above the working directory holding specs/platforms, else the
+    checkout this package was installed from."""
+    env = os.environ.get("KOPA_GEN_ROOT")
+    if env:
+        return Path(env)
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "specs" / "platforms").is_dir():
+            return folder
+    return Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+    platforms: tuple[Platform, ...]
+    world: WorldSpec
+    warnings: tuple[Diagnostic, ...] = ()
+
+    def platform(self, pid: str) -> Platform:
+        for p in self.platforms:
+            if p.id == pid:
+                return p
+        known = ", ".join(p.id for p in self.platforms)
+        raise KeyError(f"unknown platform {pid!r}; known platforms: {known}")
+
+
+def load_project(root: Path | None = None, only: list[str] | None = None) -> Project:
+    """Load and check everything; raise one SpecError listing every problem found."""
+    root = root or find_root()
+    diags = Diagnostics()
+    world, world_diags = load_world(root)
+    diags.extend(world_diags)
+    platforms: list[Platform] = []
+    for path in sorted((root / "specs" / "platforms").glob("*/openapi.yaml")):
+        if only and path.parent.name not in only:
+            continue
+        platform, found = load_platform(path, root)
+        diags.extend(found)
+        if platform is not None:
+            platforms.append(platform)
+    if world is not None:
+        check_bindings(platforms, world, diags)
+    check_tool_names(platforms, diags)
+    if diags.errors or world is None:
+        raise SpecError(diags.errors or diags.items)
+    return Project(root, tuple(platforms), world, tuple(diags.items))
+
+
+def check_bindings(platforms: list[Platform], world: WorldSpec, diags: Diagnostics) -> None:
+    """Every x-kopa source table exists in the world and has every column the row schema promises."""
+    columns = columns_of(world)
+    for p in platforms:
+        for op in p.operations:
+            table = op.kopa.source.table
+            where = f"paths.{op.path}.get.x-kopa.source.table"
+            if table not in columns:
+                diags.error(p.file, where, f"world has no table or view {table!r}; define it under specs/world/")
+                continue
+            missing = [f for f in op.row_fields if f not in columns[table]]
+            if missing:
+                diags.error(
+                    p.file,
+                    where,
+                    f"world view {table!r} lacks columns {', '.join(missing)} of row schema {op.row_name}; "
+                    "add them to the view or remove them from the row schema",
+                )
+
+
+def check_tool_names(platforms: list[Platform], diags: Diagnostics) -> None:
+    seen: dict[str, str] = {}
+    for p in platforms:
+        for op in p.operations:
+            if op.tool in seen and seen[op.tool] != p.file:
+                diags.error(p.file, f"paths.{op.path}.get.x-kopa.tool", f"tool {op.tool!r} also defined in {seen[op.tool]}")
+            seen[op.tool] = p.file

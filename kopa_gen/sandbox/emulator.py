@@ -1,0 +1,228 @@
+"""The generic emulator: any platform spec + the world = the platform's real wire behaviour.
+
+Order of checks follows the real services: gateway faults, key, rate, quota, parameters, then the query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+import time
+import xml.etree.ElementTree as ET
+import zipfile
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from kopa_gen.envelopes import FAMILIES, Page, Reply, Wire
+from kopa_gen.envelopes.base import add_row, coerce, xml_bytes
+from kopa_gen.envelopes.gateway import render_gateway
+from kopa_gen.sandbox.config import SandboxConfig
+from kopa_gen.sandbox.limits import FaultPlan, Meter
+from kopa_gen.sandbox.store import WorldStore
+from kopa_gen.spec.platform import Operation, Param, Platform
+
+HTTP_FAULTS = {
+    "http_500": (500, "Internal Server Error"),
+    "http_502": (502, "Bad Gateway"),
+    "http_503": (503, "Service Unavailable"),
+}
+SAMPLE_ROWS = 5
+DATAGOKR_KEY_SPELLINGS = ("serviceKey", "ServiceKey")
+
+
+class Sandbox:
+    """One sandbox: shared read-only world, private counters and fault stream. Cheap to make per episode."""
+
+    def __init__(
+        self,
+        platforms: Sequence[Platform],
+        store: WorldStore,
+        config: SandboxConfig | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.platforms = {p.id: p for p in platforms}
+        self.store = store
+        self.config = config or SandboxConfig()
+        self.meter = Meter(clock)
+        self.faults = FaultPlan(self.config.faults, self.config.seed)
+        self._keys = {p.id: self.config.accepted(p) for p in platforms}
+        self.app = Starlette(routes=self._routes())
+
+    def prefix(self, platform: Platform) -> str:
+        """Path under which the platform's real base path is served: `/<platform><real base path>`."""
+        return f"/{platform.id}{platform.base_path}"
+
+    def _routes(self) -> list[Route]:
+        routes: list[Route] = []
+        for platform in self.platforms.values():
+            for op in platform.operations:
+                paths = [op.path]
+                if platform.kopa.format.extension and op.kopa.shape != "file":
+                    paths.append(re.sub(r"\.json$", ".xml", op.path))
+                for path in paths:
+                    routes.append(Route(self.prefix(platform) + path, self._endpoint(platform, op), methods=["GET"]))
+        return routes
+
+    def _endpoint(self, platform: Platform, op: Operation) -> Callable[[Request], Any]:
+        async def endpoint(request: Request) -> Response:
+            params = dict(request.query_params)
+            reply = await self.answer(platform, op, request.url.path, params)
+            return Response(reply.body, status_code=reply.status, headers={"content-type": reply.content_type})
+
+        return endpoint
+
+    async def answer(self, platform: Platform, op: Operation, path: str, params: Mapping[str, str]) -> Reply:
+        fault = self.faults.draw()
+        if fault == "timeout":
+            await asyncio.sleep(self.config.faults.timeout_s)
+            return Reply(504, b"<html><body><h1>504 Gateway Time-out</h1></body></html>", "text/html")
+        if fault in HTTP_FAULTS:
+            status, text = HTTP_FAULTS[fault]
+            return Reply(status, f"<html><body><h1>{status} {text}</h1></body></html>".encode(), "text/html")
+        return self.respond(platform, op, path, params, provider_fault=fault == "provider")
+
+    def respond(
+        self,
+        platform: Platform,
+        op: Operation,
+        path: str,
+        params: Mapping[str, str],
+        provider_fault: bool = False,
+    ) -> Reply:
+        kopa = platform.kopa
+        answers = kopa.answers
+        wire = self._wire(platform, op, path, params)
+
+        def say(code: str, page: Page | None = None, record: dict[str, Any] | None = None) -> Reply:
+            result = platform.code(code)
+            if result.gateway:
+                return render_gateway(result)
+            return FAMILIES[kopa.envelope].render(platform, op, result, wire, page, record)
+
+        key = self._key(platform, params)
+        if key is None and not kopa.auth.optional or key is not None and key not in self._keys[platform.id]:
+            return say(answers.bad_key)
+        meter_key = key or "<sample>"
+        if self.config.limits and self.meter.over_rate(platform.id, meter_key, kopa.limits.per_second):
+            return say(answers.rate)
+        daily = self.config.daily_quota.get(platform.id, kopa.limits.daily)
+        if self.config.limits and self.meter.over_quota(platform.id, meter_key, daily):
+            return say(answers.quota)
+        if provider_fault:
+            return say(answers.server)
+        problem = check_params(platform, op, params)
+        if problem is not None:
+            return say(getattr(answers, problem))
+
+        src = op.kopa.source
+        props = op.row_schema.get("properties", {})
+        columns = list(props)
+        if op.kopa.shape == "file":
+            return self._file(platform, op)
+        if op.kopa.shape == "record":
+            found = self.store.select(src.table, columns, src.filters, params, src.order, limit=1)
+            if not found:
+                return say(answers.no_data)
+            return say(answers.ok, record=coerce(props, found[0]))
+        if platform.paged(op):
+            paging = kopa.paging
+            assert paging is not None
+            page_no = int(params.get(paging.page) or 1)
+            size = int(params.get(paging.size) or paging.default_size)
+            if key is None:
+                size = min(size, SAMPLE_ROWS)
+            total = self.store.count(src.table, src.filters, params)
+            rows = (
+                self.store.select(src.table, columns, src.filters, params, src.order, size, (page_no - 1) * size)
+                if total > (page_no - 1) * size
+                else []
+            )
+        else:
+            rows = self.store.select(src.table, columns, src.filters, params, src.order)
+            total, page_no, size = len(rows), 1, len(rows)
+        if total == 0:
+            return say(answers.no_data, page=Page([], 0, page_no, size))
+        return say(answers.ok, page=Page([coerce(props, r) for r in rows], total, page_no, size))
+
+    def _wire(self, platform: Platform, op: Operation, path: str, params: Mapping[str, str]) -> Wire:
+        fmt = platform.kopa.format
+        if fmt.extension:
+            return "json" if path.endswith(".json") else "xml"
+        if fmt.param and fmt.json_value and params.get(fmt.param, "").lower() == fmt.json_value.lower():
+            return "json"
+        return "xml"
+
+    def _key(self, platform: Platform, params: Mapping[str, str]) -> str | None:
+        names: tuple[str, ...] = (platform.key_param,)
+        if platform.kopa.gateway == "datagokr":
+            names = DATAGOKR_KEY_SPELLINGS
+        for name in names:
+            if params.get(name):
+                return params[name]
+        return None
+
+    def _file(self, platform: Platform, op: Operation) -> Reply:
+        spec = op.kopa.file
+        assert spec is not None
+        src = op.kopa.source
+        props = op.row_schema.get("properties", {})
+
+        def build() -> bytes:
+            rows = self.store.select(src.table, list(props), src.filters, {}, src.order)
+            root = ET.Element(spec.root)
+            for row in rows:
+                add_row(root, spec.row_element, coerce(props, row))
+            buf = io.BytesIO()
+            with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+                zf.writestr(zipfile.ZipInfo(spec.member, date_time=(2026, 1, 1, 0, 0, 0)), xml_bytes(root))
+            return buf.getvalue()
+
+        body = self.store.file(f"{platform.id}:{op.operation_id}", build)
+        return Reply(200, body, "application/zip")
+
+
+def check_params(platform: Platform, op: Operation, params: Mapping[str, str]) -> str | None:
+    """The `answers` situation a bad request falls into, or None when the parameters are acceptable."""
+    paging = platform.kopa.paging
+    for p in op.params:
+        value = params.get(p.name)
+        if value is None or value == "":
+            if p.required:
+                return "missing_param"
+            continue
+        problem = _check_value(p, value)
+        if problem == "range" and paging is not None and p.name == paging.size:
+            return "page_size"
+        if problem in ("type", "range"):
+            return "invalid_param"
+        if problem is not None and platform.kopa.answers.bad_value is not None:
+            return "bad_value"
+    return None
+
+
+def _check_value(p: Param, value: str) -> str | None:
+    schema = p.schema
+    if schema.get("type") == "integer":
+        try:
+            number = int(value)
+        except ValueError:
+            return "type"
+        if "minimum" in schema and number < schema["minimum"]:
+            return "range"
+        if "maximum" in schema and number > schema["maximum"]:
+            return "range"
+    enum = schema.get("enum")
+    if enum is not None and value not in [str(e) for e in enum]:
+        return "enum"
+    pattern = schema.get("pattern")
+    if pattern is not None and not re.search(pattern, value):
+        return "pattern"
+    if "maxLength" in schema and len(value) > schema["maxLength"]:
+        return "length"
+    return None

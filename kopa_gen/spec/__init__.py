@@ -1,0 +1,1 @@
+"""Spec language: pydantic models of everything humans write under specs/, and their loaders."""

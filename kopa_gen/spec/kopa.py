@@ -1,0 +1,178 @@
+"""The `x-kopa` extension: what kopa-gen needs to know about a platform beyond plain OpenAPI.
+
+Every field carries a description; they become the exported JSON Schema that editors use.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Domain(StrEnum):
+    FINANCE = "finance"
+    EDUCATION = "education"
+    LAW = "law"
+    POLITICS = "politics"
+    TRAFFIC = "traffic"
+    DISTRICT = "district"
+
+
+class Category(StrEnum):
+    """What a platform result code means. `auth`, `bad_param` and `no_data` are structural (the call was wrong);
+    `quota`, `rate` and `server` are environmental (the same call may succeed later)."""
+
+    OK = "ok"
+    NO_DATA = "no_data"
+    AUTH = "auth"
+    QUOTA = "quota"
+    RATE = "rate"
+    BAD_PARAM = "bad_param"
+    SERVER = "server"
+
+    @property
+    def environmental(self) -> bool:
+        return self in (Category.QUOTA, Category.RATE, Category.SERVER)
+
+
+class ResultCode(StrictModel):
+    code: str = Field(description="The code exactly as the platform sends it (a string, e.g. '000', 'INFO-200', '30').")
+    message: str = Field(description="The platform's own message text for this code, verbatim.")
+    category: Category = Field(description="What the code means to a client; decides retries and EDGE weighting.")
+    gateway: bool = Field(
+        default=False,
+        description="True when the code is answered by the data.go.kr gateway (always XML OpenAPI_ServiceResponse).",
+    )
+
+
+class Answers(StrictModel):
+    """Which code the platform answers with in each situation the sandbox can produce."""
+
+    ok: str = Field(description="Success.")
+    no_data: str = Field(description="Valid request, nothing matched (may equal `ok` where the platform says 00).")
+    bad_key: str = Field(description="Key missing, malformed or not registered.")
+    missing_param: str = Field(description="A required parameter is absent.")
+    invalid_param: str = Field(description="A parameter is not of its type (e.g. a page number that is not an integer).")
+    bad_value: str | None = Field(
+        default=None,
+        description="A value outside the parameter's enum or pattern; absent when the platform just finds no rows.",
+    )
+    page_size: str = Field(description="Page size above the platform's maximum.")
+    quota: str = Field(description="Daily call quota exhausted.")
+    rate: str = Field(description="Per-second rate limit exceeded.")
+    server: str = Field(description="Provider-side failure.")
+
+
+class Auth(StrictModel):
+    scheme: str = Field(description="Name of the apiKey entry in components.securitySchemes (its `name` is the param).")
+    env: str = Field(description="Environment variable that holds the user's real key in live mode.")
+    key_pattern: str = Field(description="Regex a well-formed key matches; used to make sandbox keys of the same shape.")
+    optional: bool = Field(
+        default=False, description="True when the platform serves a few sample rows without any key (NEIS hub)."
+    )
+
+
+class Format(StrictModel):
+    """How a client asks for JSON instead of the default XML."""
+
+    param: str | None = Field(default=None, description="Query parameter that switches the format.")
+    json_value: str | None = Field(default=None, alias="json", description="Value of `param` that asks for JSON.")
+    xml_value: str | None = Field(default=None, alias="xml", description="Value of `param` that asks for XML.")
+    extension: bool = Field(default=False, description="True when the format is the path suffix (.json / .xml).")
+    json_content_type: str = Field(
+        default="application/json;charset=UTF-8",
+        description="Content-Type the platform sends with JSON (StanReginCd sends text/html).",
+    )
+    xml_content_type: str = Field(default="text/xml;charset=UTF-8", description="Content-Type sent with XML.")
+
+
+class Paging(StrictModel):
+    page: str = Field(description="Page-number parameter (1-based).")
+    size: str = Field(description="Rows-per-page parameter.")
+    default_size: int = Field(description="Rows per page when the size parameter is absent.")
+    max_size: int = Field(description="Largest page size the platform accepts.")
+
+
+class Limits(StrictModel):
+    daily: int | None = Field(default=None, description="Calls per key per day before the quota code.")
+    per_second: int | None = Field(default=None, description="Calls per key per second before the rate code.")
+
+
+Envelope = Literal["dart", "datagokr", "hub", "stanregin"]
+
+
+class PlatformKopa(StrictModel):
+    """Top-level `x-kopa` of a platform's openapi.yaml."""
+
+    platform: str = Field(pattern=r"^[a-z][a-z0-9]{1,15}$", description="Short id; every tool name starts with it.")
+    domain: Domain = Field(description="Benchmark domain of the platform.")
+    envelope: Envelope = Field(description="Envelope family of the platform's responses.")
+    gateway: Literal["datagokr"] | None = Field(
+        default=None, description="Gateway answering key/quota/rate errors in front of the provider, if any."
+    )
+    auth: Auth
+    format: Format
+    paging: Paging | None = Field(default=None, description="Paging parameters; absent when nothing pages.")
+    codes: list[ResultCode] = Field(min_length=1, description="Every result code the platform documents.")
+    answers: Answers
+    limits: Limits = Field(default_factory=Limits)
+    world: list[str] = Field(
+        default_factory=list, description="World spec files (under specs/world/) whose tables this platform reads."
+    )
+
+
+Match = Literal["eq", "contains", "prefix", "gte", "lte", "gt", "lt", "in"]
+
+
+class Filter(StrictModel):
+    param: str = Field(description="Request parameter (or, for local_filters, tool argument) name.")
+    column: str = Field(description="Column of the source table (a property of the row schema) it filters.")
+    match: Match = Field(description="How the value selects rows; string comparison for ranges.")
+    description: str | None = Field(default=None, description="Korean description (local_filters only).")
+
+
+class Order(StrictModel):
+    column: str
+    desc: bool = False
+
+
+class Source(StrictModel):
+    table: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="World table or view that serves the rows.")
+    filters: list[Filter] = Field(default_factory=list)
+    order: list[Order] = Field(default_factory=list, description="Total order (end with a unique key).")
+
+
+class FileSpec(StrictModel):
+    """A bulk download (ZIP of one XML member) that the tool turns into a searchable, paged list."""
+
+    member: str = Field(description="File name inside the ZIP, e.g. CORPCODE.xml.")
+    root: str = Field(default="result", description="Root element of the XML member.")
+    row_element: str = Field(default="list", description="Element that wraps one row.")
+    page_size: int = Field(default=100, description="Default rows per page the tool returns.")
+    max_page_size: int = Field(default=100, description="Largest page the tool returns.")
+
+
+class OperationKopa(StrictModel):
+    """Per-operation `x-kopa`."""
+
+    tool: str = Field(pattern=r"^[a-z][a-z0-9_]{0,63}$", description="MCP tool name (<= 64 chars, unique).")
+    effect: Literal["read", "write"] = Field(description="Whether the operation changes state.")
+    shape: Literal["list", "record", "file"] = Field(
+        description="list: rows (maybe paged); record: one object at top level; file: bulk download."
+    )
+    row: str = Field(description="JSON pointer of the row schema, e.g. '#/components/schemas/Disclosure'.")
+    source: Source
+    local_filters: list[Filter] = Field(
+        default_factory=list, description="For shape=file: filters the tool applies to the downloaded rows."
+    )
+    file: FileSpec | None = Field(default=None, description="For shape=file: how the download is laid out.")
+    empty_items: Literal["string", "list"] = Field(
+        default="string",
+        description="data.go.kr only: how 0 rows look in JSON (`items: \"\"` usually; FSC stock prices send []).",
+    )

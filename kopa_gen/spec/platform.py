@@ -1,0 +1,256 @@
+"""Load a platform spec (OpenAPI 3.1 + x-kopa) into a checked, resolved in-memory form."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from jsonschema import Draft202012Validator
+from openapi_spec_validator import OpenAPIV31SpecValidator
+
+from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
+from kopa_gen.spec.kopa import OperationKopa, PlatformKopa, ResultCode
+from kopa_gen.spec.source import Loc, Source, YamlError, load_yaml, validate_model
+
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    required: bool
+    schema: JSON
+    description: str
+
+
+@dataclass(frozen=True)
+class Operation:
+    operation_id: str
+    path: str
+    summary: str
+    description: str
+    params: tuple[Param, ...]
+    kopa: OperationKopa
+    row_schema: JSON
+    row_name: str
+
+    @property
+    def tool(self) -> str:
+        return self.kopa.tool
+
+    @property
+    def row_fields(self) -> tuple[str, ...]:
+        return tuple(self.row_schema.get("properties", {}))
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+
+@dataclass(frozen=True)
+class Platform:
+    id: str
+    file: str
+    sha256: str
+    doc: JSON
+    kopa: PlatformKopa
+    server_url: str
+    operations: tuple[Operation, ...]
+
+    @property
+    def base_path(self) -> str:
+        """Path prefix of the real server URL, e.g. `/api` for OpenDART."""
+        return urlsplit(self.server_url).path.rstrip("/")
+
+    @property
+    def key_param(self) -> str:
+        scheme = self.doc["components"]["securitySchemes"][self.kopa.auth.scheme]
+        return str(scheme["name"])
+
+    def code(self, code: str) -> ResultCode:
+        for c in self.kopa.codes:
+            if c.code == code:
+                return c
+        raise KeyError(f"{self.id}: result code {code!r} is not declared in x-kopa.codes")
+
+    def paged(self, op: Operation) -> bool:
+        """Whether the operation takes the platform's paging parameters."""
+        paging = self.kopa.paging
+        return paging is not None and op.param(paging.page) is not None
+
+    def operation(self, tool_or_id: str) -> Operation:
+        for op in self.operations:
+            if tool_or_id in (op.tool, op.operation_id):
+                return op
+        raise KeyError(f"{self.id}: no operation or tool named {tool_or_id!r}")
+
+
+def resolve(doc: JSON, ref: str) -> Any:
+    """Follow a local JSON pointer (`#/components/schemas/X`)."""
+    if not ref.startswith("#/"):
+        raise KeyError(f"only local $ref are supported, got {ref!r}")
+    node: Any = doc
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or part not in node:
+            raise KeyError(ref)
+        node = node[part]
+    return node
+
+
+def _dangling_refs(node: Any, doc: JSON, loc: Loc, src: Source, out: Diagnostics) -> None:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            try:
+                resolve(doc, ref)
+            except KeyError:
+                out.items.append(
+                    src.diag((*loc, "$ref"), f"dangling $ref {ref!r}: define it under components or fix the pointer")
+                )
+        for key, value in node.items():
+            _dangling_refs(value, doc, (*loc, str(key)), src, out)
+    elif isinstance(node, list):
+        for i, item in enumerate(node):
+            _dangling_refs(item, doc, (*loc, i), src, out)
+
+
+def _check_schema(schema: Any, loc: Loc, src: Source, out: Diagnostics) -> None:
+    for err in Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema):
+        where = (*loc, *(p for p in err.absolute_path if isinstance(p, str | int)))
+        out.items.append(src.diag(where, f"invalid JSON Schema: {err.message}"))
+
+
+def load_platform(path: Path, root: Path) -> tuple[Platform | None, list[Diagnostic]]:
+    """Load and check one `specs/platforms/<id>/openapi.yaml`. Returns the platform (None on errors) and all
+    diagnostics found; never raises for a bad spec."""
+    diags = Diagnostics()
+    try:
+        src = load_yaml(path, root)
+    except YamlError as exc:
+        return None, [exc.diagnostic]
+    doc = src.data
+    if not isinstance(doc, dict):
+        diags.items.append(src.diag((), "a platform spec must be a YAML mapping (an OpenAPI document)"))
+        return None, diags.items
+
+    _dangling_refs(doc, doc, (), src, diags)
+    if diags.errors:
+        return None, diags.items
+    for err in OpenAPIV31SpecValidator(doc).iter_errors():
+        diags.items.append(src.diag((), f"OpenAPI 3.1 validation: {err.message}"))
+
+    kopa = validate_model(PlatformKopa, doc.get("x-kopa"), src, ("x-kopa",), diags)
+    servers = doc.get("servers") or []
+    if not servers:
+        diags.items.append(src.diag(("servers",), "give the real server URL under servers[0].url"))
+    ops: list[Operation] = []
+    for route, item in (doc.get("paths") or {}).items():
+        for method, raw in (item or {}).items():
+            if method != "get" and method != "post":
+                continue
+            loc: Loc = ("paths", route, method)
+            op = _load_operation(doc, src, loc, route, raw, kopa, diags)
+            if op is not None:
+                ops.append(op)
+    if kopa is not None:
+        _check_platform(doc, src, kopa, ops, diags)
+    if diags.errors or kopa is None:
+        return None, diags.items
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    platform = Platform(kopa.platform, src.file, digest, doc, kopa, servers[0]["url"], tuple(ops))
+    return platform, diags.items
+
+
+def _load_operation(
+    doc: JSON, src: Source, loc: Loc, route: str, raw: JSON, kopa: PlatformKopa | None, diags: Diagnostics
+) -> Operation | None:
+    okopa = validate_model(OperationKopa, raw.get("x-kopa"), src, (*loc, "x-kopa"), diags)
+    params: list[Param] = []
+    for i, p in enumerate(raw.get("parameters") or []):
+        ploc: Loc = (*loc, "parameters", i)
+        if "$ref" in p:
+            p = resolve(doc, p["$ref"])
+        schema = p.get("schema", {})
+        _check_schema(schema, (*ploc, "schema"), src, diags)
+        params.append(Param(p["name"], bool(p.get("required", False)), schema, p.get("description", "")))
+    if okopa is None:
+        return None
+    kloc: Loc = (*loc, "x-kopa")
+    if kopa is not None and not okopa.tool.startswith(kopa.platform + "_"):
+        diags.items.append(src.diag((*kloc, "tool"), f"tool name must start with '{kopa.platform}_'"))
+    try:
+        row = resolve(doc, okopa.row)
+    except KeyError:
+        diags.items.append(src.diag((*kloc, "row"), f"row schema {okopa.row!r} does not exist under components"))
+        return None
+    if "$ref" in row:
+        row = resolve(doc, row["$ref"])
+    props = row.get("properties") or {}
+    if not props:
+        diags.items.append(src.diag((*kloc, "row"), "the row schema must be an object with properties"))
+    names = {p.name for p in params}
+    for i, f in enumerate(okopa.source.filters):
+        if f.param not in names:
+            diags.items.append(
+                src.diag((*kloc, "source", "filters", i, "param"), f"filter parameter {f.param!r} is not a parameter")
+            )
+    for group, columns in (
+        ("filters", [f.column for f in okopa.source.filters]),
+        ("order", [o.column for o in okopa.source.order]),
+    ):
+        for i, column in enumerate(columns):
+            if column not in props:
+                diags.items.append(
+                    src.diag(
+                        (*kloc, "source", group, i, "column"),
+                        f"column {column!r} is not a property of the row schema {okopa.row}; "
+                        "add it to the row schema or bind another column",
+                    )
+                )
+    for i, f in enumerate(okopa.local_filters):
+        if f.column not in props:
+            diags.items.append(src.diag((*kloc, "local_filters", i, "column"), f"column {f.column!r} not in row"))
+    if okopa.shape == "file" and okopa.file is None:
+        diags.items.append(src.diag(kloc, "shape: file needs a `file:` block (member, row_element)"))
+    return Operation(
+        operation_id=raw.get("operationId", route),
+        path=route,
+        summary=raw.get("summary", ""),
+        description=raw.get("description", ""),
+        params=tuple(params),
+        kopa=okopa,
+        row_schema=row,
+        row_name=okopa.row.rsplit("/", 1)[-1],
+    )
+
+
+def _check_platform(doc: JSON, src: Source, kopa: PlatformKopa, ops: list[Operation], diags: Diagnostics) -> None:
+    schemes = (doc.get("components") or {}).get("securitySchemes") or {}
+    scheme = schemes.get(kopa.auth.scheme)
+    if not scheme or scheme.get("type") != "apiKey" or scheme.get("in") != "query":
+        diags.items.append(
+            src.diag(("x-kopa", "auth", "scheme"), "must name an apiKey security scheme with `in: query`")
+        )
+    declared = {c.code for c in kopa.codes}
+    for situation, code in kopa.answers.model_dump().items():
+        if code is not None and code not in declared:
+            diags.items.append(
+                src.diag(("x-kopa", "answers", situation), f"code {code!r} is not listed in x-kopa.codes")
+            )
+    seen: dict[str, str] = {}
+    for op in ops:
+        if op.tool in seen:
+            diags.items.append(
+                src.diag(
+                    ("paths", op.path, "get", "x-kopa", "tool"),
+                    f"duplicate tool name {op.tool!r} (also {seen[op.tool]}); give each operation its own name",
+                )
+            )
+        seen[op.tool] = op.path
+        if kopa.format.param and op.kopa.shape != "file" and op.param(kopa.format.param) is None:
+            diags.items.append(
+                src.diag(("paths", op.path, "get", "parameters"), f"format parameter {kopa.format.param!r} missing")
+            )

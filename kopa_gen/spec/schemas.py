@@ -1,0 +1,41 @@
+"""JSON Schemas of the spec language, exported to generated/schemas/ for editors
+(`# yaml-language-server: $schema=...`) and reviewers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from kopa_gen.spec.kopa import OperationKopa, PlatformKopa
+from kopa_gen.spec.world import WorldFile, WorldRoot
+
+SCHEMAS: dict[str, type[BaseModel]] = {
+    "platform-x-kopa.schema.json": PlatformKopa,
+    "operation-x-kopa.schema.json": OperationKopa,
+    "world.schema.json": WorldFile,
+    "world-root.schema.json": WorldRoot,
+}
+
+
+def render(model: type[BaseModel]) -> str:
+    schema = model.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return json.dumps(schema, ensure_ascii=False, indent=1) + "\n"
+
+
+def export_schemas(root: Path, write: bool) -> list[str]:
+    """Write (or, with write=False, only list) the schema files that differ from the models."""
+    folder = root / "generated" / "schemas"
+    stale: list[str] = []
+    for name, model in SCHEMAS.items():
+        path = folder / name
+        text = render(model)
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            continue
+        stale.append(str(path.relative_to(root)))
+        if write:
+            folder.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    return stale

@@ -1,0 +1,103 @@
+"""YAML sources that remember where each value came from, so errors can name file, field path and line."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
+
+Loc = tuple[str | int, ...]
+M = TypeVar("M", bound=BaseModel)
+
+
+def format_path(loc: Sequence[str | int]) -> str:
+    """`("paths", "/list.json", "get", 0)` -> `paths./list.json.get[0]`."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+@dataclass
+class Source:
+    """One loaded YAML document with a map from field paths to 1-based line numbers."""
+
+    file: str
+    data: Any
+    lines: dict[Loc, int] = field(default_factory=dict)
+
+    def line(self, loc: Sequence[str | int]) -> int | None:
+        """Line of the deepest known ancestor of `loc`."""
+        key = tuple(loc)
+        while key:
+            if key in self.lines:
+                return self.lines[key]
+            key = key[:-1]
+        return None
+
+    def diag(self, loc: Sequence[str | int], message: str) -> Diagnostic:
+        return Diagnostic(self.file, format_path(loc), message, line=self.line(loc))
+
+
+def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> None:
+    lines[loc] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            _walk(value, (*loc, str(key.value)), lines)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _walk(item, (*loc, i), lines)
+
+
+def load_yaml(path: Path, root: Path | None = None) -> Source:
+    """Load one YAML file. A syntax error becomes a SpecError-ready Diagnostic via `YamlError`."""
+    name = str(path.relative_to(root)) if root else str(path)
+    text = path.read_text(encoding="utf-8")
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise YamlError(Diagnostic(name, "", f"invalid YAML: {exc}", line=line)) from exc
+    lines: dict[Loc, int] = {}
+    if node is not None:
+        _walk(node, (), lines)
+    return Source(name, data, lines)
+
+
+class YamlError(Exception):
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        self.diagnostic = diagnostic
+        super().__init__(diagnostic.render())
+
+
+def validate_model(
+    model: type[M], data: Any, src: Source, base: Loc, diags: Diagnostics
+) -> M | None:
+    """Validate `data` (found at `base` inside `src`) as `model`; record every error with its place."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc: Loc = (*base, *(p for p in err["loc"] if isinstance(p, str | int)))
+            diags.items.append(src.diag(loc, _explain(err)))
+        return None
+
+
+def _explain(err: Any) -> str:
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        return "unknown field; remove it or check its spelling against the JSON Schema"
+    if kind == "missing":
+        return "required field is missing"
+    return str(err["msg"])

@@ -1,0 +1,107 @@
+"""The world spec: which tables the sandbox world has, how each is generated, and the views platforms read."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
+from kopa_gen.spec.kopa import StrictModel
+from kopa_gen.spec.source import YamlError, load_yaml, validate_model
+
+
+class Column(StrictModel):
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="Column name.")
+    type: Literal["text", "integer", "real"] = Field(default="text", description="SQLite storage type.")
+    description: str = Field(default="", description="What the column holds.")
+
+
+class Table(StrictModel):
+    """A base table, filled by a registered generator from the world seed."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    description: str = Field(description="What the rows are, in one sentence.")
+    generator: str = Field(description="Name of the registered generator (kopa_gen/world/generators/).")
+    params: dict[str, Any] = Field(default_factory=dict, description="Generator parameters (sizes, ranges).")
+    columns: list[Column] = Field(min_length=1)
+    indexes: list[list[str]] = Field(default_factory=list, description="Column lists to index.")
+    anchors: list[dict[str, Any]] = Field(
+        default_factory=list, description="Real, well-known rows the generator must include verbatim."
+    )
+
+
+class View(StrictModel):
+    """An SQL view: how a platform sees the base tables (its field names, formats and filters)."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    description: str = Field(description="What the view serves.")
+    sql: str = Field(description="A SELECT statement over base tables or earlier views.")
+
+
+class WorldFile(StrictModel):
+    """One file under specs/world/ (other than world.yaml)."""
+
+    tables: list[Table] = Field(default_factory=list)
+    views: list[View] = Field(default_factory=list)
+
+
+class WorldRoot(StrictModel):
+    """specs/world/world.yaml."""
+
+    seed: int = Field(description="Default world seed.")
+    today: dt.date = Field(description="The world's fixed 'today'; data stops the day before.")
+    files: list[str] = Field(min_length=1, description="World files in build order (later may read earlier).")
+
+
+class WorldSpec(StrictModel):
+    seed: int
+    today: dt.date
+    tables: list[Table]
+    views: list[View]
+    files: list[str]
+
+    def table(self, name: str) -> Table:
+        return next(t for t in self.tables if t.name == name)
+
+
+def load_world(root: Path) -> tuple[WorldSpec | None, list[Diagnostic]]:
+    """Load specs/world/world.yaml and the files it lists."""
+    diags = Diagnostics()
+    folder = root / "specs" / "world"
+    try:
+        src = load_yaml(folder / "world.yaml", root)
+    except YamlError as exc:
+        return None, [exc.diagnostic]
+    top = validate_model(WorldRoot, src.data, src, (), diags)
+    if top is None:
+        return None, diags.items
+    tables: list[Table] = []
+    views: list[View] = []
+    names: set[str] = set()
+    for i, name in enumerate(top.files):
+        path = folder / name
+        if not path.exists():
+            diags.items.append(src.diag(("files", i), f"world file {name!r} does not exist in specs/world/"))
+            continue
+        try:
+            fsrc = load_yaml(path, root)
+        except YamlError as exc:
+            diags.items.append(exc.diagnostic)
+            continue
+        part = validate_model(WorldFile, fsrc.data, fsrc, (), diags)
+        if part is None:
+            continue
+        for kind, items in (("tables", part.tables), ("views", part.views)):
+            for j, item in enumerate(items):
+                if item.name in names:
+                    diags.items.append(fsrc.diag((kind, j, "name"), f"{item.name!r} is defined twice in the world"))
+                names.add(item.name)
+        tables.extend(part.tables)
+        views.extend(part.views)
+    if diags.errors:
+        return None, diags.items
+    spec = WorldSpec(seed=top.seed, today=top.today, tables=tables, views=views, files=top.files)
+    return spec, diags.items

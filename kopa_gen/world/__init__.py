@@ -1,0 +1,1 @@
+"""The seeded world database (SQLite) that the sandbox serves: generators, builder, cache."""

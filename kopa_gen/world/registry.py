@@ -1,0 +1,63 @@
+"""Generators fill base tables from the world seed. They register by name; the world spec refers to the name."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+import pkgutil
+import random
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kopa_gen.spec.world import Table
+
+DATA = Path(__file__).parent / "data"
+
+Row = Sequence[Any]
+Generator = Callable[["GenContext", Table], Iterable[Row]]
+
+_REGISTRY: dict[str, Generator] = {}
+
+
+def generator(name: str) -> Callable[[Generator], Generator]:
+    """Register a table generator under `name` (what `generator:` in a world file says)."""
+
+    def wrap(fn: Generator) -> Generator:
+        if name in _REGISTRY:
+            raise ValueError(f"world generator {name!r} registered twice")
+        _REGISTRY[name] = fn
+        return fn
+
+    return wrap
+
+
+def generators() -> dict[str, Generator]:
+    """All registered generators; discovers every module of kopa_gen.world.generators once."""
+    from kopa_gen.world import generators as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{info.name}")
+    return _REGISTRY
+
+
+@dataclass
+class GenContext:
+    """What a generator may use: the seed, today, earlier tables (read through `db`) and shipped data files."""
+
+    seed: int
+    today: dt.date
+    db: sqlite3.Connection
+
+    def rng(self, name: str) -> random.Random:
+        """A private RNG per table (or per purpose): adding a table never shifts another table's values."""
+        return random.Random(f"{self.seed}:{name}")
+
+    def rows(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+        return self.db.execute(sql, args).fetchall()
+
+    @staticmethod
+    def data(name: str) -> Path:
+        return DATA / name
