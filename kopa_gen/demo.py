@@ -1,0 +1,73 @@
+"""`kopa-gen demo`: a cross-platform chain on the embedded sandbox, through the generated MCP servers and the
+official MCP client (no keys, no network). It shows the pieces agree: a company found in DART is the same company
+in FSC, its address is a real legal district, and schools of that district are in NEIS."""
+
+from __future__ import annotations
+
+import time
+from contextlib import AsyncExitStack
+from typing import Any
+
+from mcp import Client
+
+from kopa_gen.cli import generated_module
+from kopa_gen.project import Project
+from kopa_gen.sandbox.local import open_sandbox, sandbox_client
+
+
+async def run_demo(project: Project) -> int:
+    sandbox = open_sandbox(project)
+    async with AsyncExitStack() as stack:
+        clients: dict[str, Client] = {}
+        for platform in project.platforms:
+            http = sandbox_client(sandbox, platform.id)
+            stack.push_async_callback(http.aclose)
+            server = generated_module(platform.id).create_server(http)
+            clients[platform.id] = await stack.enter_async_context(Client(server))
+
+        async def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+            start = time.perf_counter()
+            result = await clients[tool.split("_", 1)[0]].call_tool(tool, args)
+            ms = (time.perf_counter() - start) * 1000
+            text = result.content[0].text if result.content else ""
+            if result.is_error:
+                raise SystemExit(f"demo failed at {tool}({args}): {text}")
+            data: dict[str, Any] = result.structured_content or {}
+            shown = f"total {data['total_count']}" if "total_count" in data else "record"
+            print(f"  {tool:32} {str(args)[:70]:72} -> {shown} ({ms:.1f} ms)")
+            return data
+
+        print("1. DART corp-code lookup, company overview")
+        codes = await call("dart_corp_code", {"corp_name": "삼성전자"})
+        samsung = next(r for r in codes["rows"] if r["stock_code"] == "005930")
+        company = (await call("dart_company", {"corp_code": samsung["corp_code"]}))["record"]
+        print("2. FSC: the same company by its registration number, its stock prices")
+        outline = await call("fsc_get_corp_outline", {"crno": company["jurir_no"], "numOfRows": 1})
+        assert outline["rows"][0]["fssCorpUnqNo"] == samsung["corp_code"]
+        prices = await call("fsc_get_stock_prices", {"likeSrtnCd": "005930", "numOfRows": 3})
+        latest = prices["rows"][0]
+        print("3. DART and FSC financials agree")
+        accounts = await call(
+            "dart_major_accounts", {"corp_code": samsung["corp_code"], "bsns_year": "2025", "reprt_code": "11011"}
+        )
+        revenue = next(
+            r for r in accounts["rows"] if r["account_nm"] == "매출액" and r["fs_div"] == "CFS"
+        )["thstrm_amount"]
+        summary = await call("fsc_get_financial_summary", {"crno": company["jurir_no"], "bizYear": "2025"})
+        fsc_revenue = next(r for r in summary["rows"] if r["fnclDcd"] == "110")["enpSaleAmt"]
+        assert revenue.replace(",", "") == fsc_revenue, (revenue, fsc_revenue)
+        print("4. The head office's legal district, and schools there")
+        district = " ".join(company["adres"].split()[:4])
+        regions = await call("region_list_legal_districts", {"locatadd_nm": district})
+        gu = " ".join(district.split()[:3])
+        schools = await call("neis_search_schools", {"ATPT_OFCDC_SC_CODE": "J10", "SCHUL_NM": "매탄"})
+        in_gu = [s for s in schools["rows"] if s["ORG_RDNMA"].startswith(gu)]
+        print("5. The largest handoff: every stock price row, paged")
+        everything = await call("fsc_get_stock_prices", {"numOfRows": 1000, "pageNo": 1})
+    print()
+    print(f"{samsung['corp_name']} corp_code {samsung['corp_code']} stock {samsung['stock_code']}")
+    print(f"  closing price {latest['basDt']}: {int(latest['clpr']):,} won; 2025 revenue (CFS) {revenue} won")
+    print(f"  head office {company['adres']!r} -> legal district {regions['rows'][0]['region_cd']}")
+    print(f"  schools named like '매탄' in {gu}: {len(in_gu)}")
+    print(f"  unfiltered stock-price records: {everything['total_count']:,}")
+    return 0
