@@ -25,7 +25,9 @@ def generated_module(platform_id: str, name: str = "server") -> ModuleType:
     try:
         return importlib.import_module(f"generated.servers.{platform_id}.{name}")
     except ModuleNotFoundError as exc:
-        raise SystemExit(f"no generated server for {platform_id!r}; run `kopa-gen build` first ({exc})") from exc
+        raise SystemExit(
+            f"no generated server for {platform_id!r}; run `kopa-gen build` first ({exc})"
+        ) from exc
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -80,7 +82,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     app = server.streamable_http_app(host=args.host)
-    print(f"MCP {platform.id} on http://{args.host}:{args.port}/mcp ({'live' if args.live else 'sandbox'})", file=sys.stderr)
+    print(
+        f"MCP {platform.id} on http://{args.host}:{args.port}/mcp ({'live' if args.live else 'sandbox'})",
+        file=sys.stderr,
+    )
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 
@@ -116,7 +121,9 @@ def cmd_call(args: argparse.Namespace) -> int:
             return await box.call(args.tool, arguments)
 
     outcome = asyncio.run(run())
-    print(json.dumps(outcome.structured, ensure_ascii=False, indent=1) if outcome.structured else outcome.text)
+    print(
+        json.dumps(outcome.structured, ensure_ascii=False, indent=1) if outcome.structured else outcome.text
+    )
     return 1 if outcome.is_error else 0
 
 
@@ -151,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
-    s.add_argument("--live", action="store_true", help="call the real service with the key from the environment")
+    s.add_argument(
+        "--live", action="store_true", help="call the real service with the key from the environment"
+    )
     s.set_defaults(func=cmd_serve)
 
     sb = sub.add_parser("sandbox", help="the offline emulator of every platform")
@@ -159,7 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     ss = sbs.add_parser("serve", help="serve all platforms on loopback for any HTTP client")
     ss.add_argument("--host", default="127.0.0.1")
     ss.add_argument("--port", type=int, default=8765)
-    ss.add_argument("--faults", type=float, default=0.0, help="share of requests that fail transiently (seeded)")
+    ss.add_argument(
+        "--faults", type=float, default=0.0, help="share of requests that fail transiently (seeded)"
+    )
     ss.add_argument("--seed", type=int, default=0, help="fault seed")
     ss.add_argument("--world-seed", type=int, default=None)
     ss.add_argument("--no-limits", action="store_true", help="do not enforce quotas and rate limits")

@@ -29,7 +29,7 @@ async def run_demo(project: Project) -> int:
             start = time.perf_counter()
             result = await clients[tool.split("_", 1)[0]].call_tool(tool, args)
             ms = (time.perf_counter() - start) * 1000
-            text = result.content[0].text if result.content else ""
+            text = " ".join(getattr(block, "text", "") for block in result.content)
             if result.is_error:
                 raise SystemExit(f"demo failed at {tool}({args}): {text}")
             data: dict[str, Any] = result.structured_content or {}
@@ -48,11 +48,12 @@ async def run_demo(project: Project) -> int:
         latest = prices["rows"][0]
         print("3. DART and FSC financials agree")
         accounts = await call(
-            "dart_major_accounts", {"corp_code": samsung["corp_code"], "bsns_year": "2025", "reprt_code": "11011"}
+            "dart_major_accounts",
+            {"corp_code": samsung["corp_code"], "bsns_year": "2025", "reprt_code": "11011"},
         )
-        revenue = next(
-            r for r in accounts["rows"] if r["account_nm"] == "매출액" and r["fs_div"] == "CFS"
-        )["thstrm_amount"]
+        revenue = next(r for r in accounts["rows"] if r["account_nm"] == "매출액" and r["fs_div"] == "CFS")[
+            "thstrm_amount"
+        ]
         summary = await call("fsc_get_financial_summary", {"crno": company["jurir_no"], "bizYear": "2025"})
         fsc_revenue = next(r for r in summary["rows"] if r["fnclDcd"] == "110")["enpSaleAmt"]
         assert revenue.replace(",", "") == fsc_revenue, (revenue, fsc_revenue)

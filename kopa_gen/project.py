@@ -70,7 +70,9 @@ def check_bindings(platforms: list[Platform], world: WorldSpec, diags: Diagnosti
             table = op.kopa.source.table
             where = f"paths.{op.path}.get.x-kopa.source.table"
             if table not in columns:
-                diags.error(p.file, where, f"world has no table or view {table!r}; define it under specs/world/")
+                diags.error(
+                    p.file, where, f"world has no table or view {table!r}; define it under specs/world/"
+                )
                 continue
             missing = [f for f in op.row_fields if f not in columns[table]]
             if missing:
@@ -87,5 +89,9 @@ def check_tool_names(platforms: list[Platform], diags: Diagnostics) -> None:
     for p in platforms:
         for op in p.operations:
             if op.tool in seen and seen[op.tool] != p.file:
-                diags.error(p.file, f"paths.{op.path}.get.x-kopa.tool", f"tool {op.tool!r} also defined in {seen[op.tool]}")
+                diags.error(
+                    p.file,
+                    f"paths.{op.path}.get.x-kopa.tool",
+                    f"tool {op.tool!r} also defined in {seen[op.tool]}",
+                )
             seen[op.tool] = p.file

@@ -31,13 +31,12 @@ CHANGES = [
 
 
 def main(path: str) -> None:
-    raw = json.load(open(path, encoding="utf-8"))
+    with open(path, encoding="utf-8") as fh:
+        raw = json.load(fh)
     n = len(raw["법정동코드"])
     rows: dict[str, list[str]] = {}
     for i in map(str, range(n)):
-        name = " ".join(
-            _s(raw[k][i]) for k in ("시도명", "시군구명", "읍면동명", "동리명") if _s(raw[k][i])
-        )
+        name = " ".join(_s(raw[k][i]) for k in ("시도명", "시군구명", "읍면동명", "동리명") if _s(raw[k][i]))
         code = _s(raw["법정동코드"][i])
         rows[code] = [code, name, _s(raw["생성일자"][i]), _s(raw["말소일자"][i])]
     for old, new, old_name, new_name, when in CHANGES:

@@ -28,7 +28,10 @@ PIDS = ["dart", "fsc", "neis", "region"]
 def sample_rows(p: Platform, tool: str, n: int) -> list[dict[str, object]]:
     op = p.operation(tool)
     props = op.row_schema["properties"]
-    return [coerce(props, {k: f"{k}-{i}" if props[k].get("type", "string") == "string" else i for k in props}) for i in range(n)]
+    return [
+        coerce(props, {k: f"{k}-{i}" if props[k].get("type", "string") == "string" else i for k in props})
+        for i in range(n)
+    ]
 
 
 LIST_TOOL = {
@@ -81,15 +84,21 @@ def test_hub_no_data_is_bare_result() -> None:
     p = platform("neis")
     op = p.operation("neis_get_meals")
     reply = FAMILIES["hub"].render(p, op, p.code("INFO-200"), "json", Page([], 0, 1, 100))
-    assert json.loads(reply.body) == {"RESULT": {"CODE": "INFO-200", "MESSAGE": "해당하는 데이터가 없습니다."}}
+    assert json.loads(reply.body) == {
+        "RESULT": {"CODE": "INFO-200", "MESSAGE": "해당하는 데이터가 없습니다."}
+    }
     xml = FAMILIES["hub"].render(p, op, p.code("INFO-200"), "xml", Page([], 0, 1, 100))
-    assert xml.body.decode().endswith("<RESULT><CODE>INFO-200</CODE><MESSAGE>해당하는 데이터가 없습니다.</MESSAGE></RESULT>")
+    assert xml.body.decode().endswith(
+        "<RESULT><CODE>INFO-200</CODE><MESSAGE>해당하는 데이터가 없습니다.</MESSAGE></RESULT>"
+    )
 
 
 def test_stanregin_quirks() -> None:
     p = platform("region")
     op = p.operation("region_list_legal_districts")
-    reply = FAMILIES["stanregin"].render(p, op, p.code("INFO-0"), "json", Page(sample_rows(p, op.tool, 1), 1, 1, 10))
+    reply = FAMILIES["stanregin"].render(
+        p, op, p.code("INFO-0"), "json", Page(sample_rows(p, op.tool, 1), 1, 1, 10)
+    )
     assert reply.content_type.startswith("text/html")
     body = json.loads(reply.body)
     head = body["StanReginCd"][0]["head"]
@@ -104,13 +113,19 @@ def test_dart_envelope_shapes() -> None:
     reply = FAMILIES["dart"].render(p, op, p.code("000"), "json", Page(sample_rows(p, op.tool, 2), 25, 2, 10))
     body = json.loads(reply.body)
     assert (body["status"], body["page_no"], body["page_count"], body["total_count"], body["total_page"]) == (
-        "000", 2, 10, 25, 3,
+        "000",
+        2,
+        10,
+        25,
+        3,
     )
     record_op = p.operation("dart_company")
     rec = FAMILIES["dart"].render(p, record_op, p.code("000"), "json", record={"corp_code": "00126380"})
     assert json.loads(rec.body) == {"status": "000", "message": "정상", "corp_code": "00126380"}
     err = FAMILIES["dart"].render(p, op, p.code("013"), "xml")
-    assert err.body.decode().endswith("<result><status>013</status><message>조회된 데이타가 없습니다.</message></result>")
+    assert err.body.decode().endswith(
+        "<result><status>013</status><message>조회된 데이타가 없습니다.</message></result>"
+    )
 
 
 def test_gateway_error_is_xml_and_parses() -> None:

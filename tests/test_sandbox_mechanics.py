@@ -43,7 +43,9 @@ def test_xml_is_the_default_and_json_needs_the_switch(toy: Project) -> None:
     sb = open_sandbox(toy)
     xml = raw(sb, {"serviceKey": key(toy)})
     assert xml.headers["content-type"].startswith("text/xml")
-    assert xml.text.startswith('<?xml version="1.0" encoding="UTF-8"?><response><header><resultCode>00</resultCode>')
+    assert xml.text.startswith(
+        '<?xml version="1.0" encoding="UTF-8"?><response><header><resultCode>00</resultCode>'
+    )
     js = raw(sb, {"serviceKey": key(toy), "type": "json"})
     assert js.json()["response"]["body"]["totalCount"] == 3
     assert js.json()["response"]["body"]["items"]["item"][0] == {"code": "F01", "name": "사과", "price": 1200}
@@ -59,17 +61,24 @@ def test_wrong_key_gets_gateway_xml_even_for_json(toy: Project) -> None:
             "SERVICE_KEY_IS_NOT_REGISTERED_ERROR</returnAuthMsg><returnReasonCode>30</returnReasonCode>"
             "</cmmMsgHeader></OpenAPI_ServiceResponse>"
         )
-    assert raw(sb, {"ServiceKey": key(toy), "type": "json"}).json()["response"]["header"]["resultCode"] == "00"
+    assert (
+        raw(sb, {"ServiceKey": key(toy), "type": "json"}).json()["response"]["header"]["resultCode"] == "00"
+    )
 
 
 def test_parameters_are_checked_like_the_platform(toy: Project) -> None:
     sb = open_sandbox(toy)
     k = key(toy)
     too_big = raw(sb, {"serviceKey": k, "type": "json", "numOfRows": "3"}).json()
-    assert too_big["response"]["header"] == {"resultCode": "10", "resultMsg": "INVALID_REQUEST_PARAMETER_ERROR"}
+    assert too_big["response"]["header"] == {
+        "resultCode": "10",
+        "resultMsg": "INVALID_REQUEST_PARAMETER_ERROR",
+    }
     not_int = raw(sb, {"serviceKey": k, "type": "json", "pageNo": "x"}).json()
     assert not_int["response"]["header"]["resultCode"] == "10"
-    unknown = raw(sb, {"serviceKey": k, "type": "json", "colour": "red"}).json()  # ignored, as real services do
+    unknown = raw(
+        sb, {"serviceKey": k, "type": "json", "colour": "red"}
+    ).json()  # ignored, as real services do
     assert unknown["response"]["body"]["totalCount"] == 3
     past_end = raw(sb, {"serviceKey": k, "type": "json", "pageNo": "9"}).json()
     assert past_end["response"]["body"]["totalCount"] == 3 and past_end["response"]["body"]["items"] == ""
@@ -85,12 +94,16 @@ def test_rate_and_quota(toy: Project, tmp_path: Path) -> None:
     assert "<returnReasonCode>23</returnReasonCode>" in raw(sb, {"serviceKey": k}).text
     now[0] += 1
     assert "<resultCode>00</resultCode>" in raw(sb, {"serviceKey": k}).text
-    assert "<returnReasonCode>22</returnReasonCode>" in raw(sb, {"serviceKey": k}).text, "rejected calls do not count; the seventh accepted call exceeds the quota of 6"
+    assert "<returnReasonCode>22</returnReasonCode>" in raw(sb, {"serviceKey": k}).text, (
+        "rejected calls do not count; the seventh accepted call exceeds the quota of 6"
+    )
 
 
 def test_faults_are_seeded_and_off_by_default(toy: Project) -> None:
     world = open_sandbox(toy).store
-    config = SandboxConfig(seed=3, limits=False, faults=Faults(rate=0.5, kinds={"http_500": 1, "http_503": 1, "provider": 1}))
+    config = SandboxConfig(
+        seed=3, limits=False, faults=Faults(rate=0.5, kinds={"http_500": 1, "http_503": 1, "provider": 1})
+    )
     runs = []
     for _ in range(2):
         sb = Sandbox(toy.platforms, world, config)
@@ -104,7 +117,11 @@ def test_faults_are_seeded_and_off_by_default(toy: Project) -> None:
 @pytest.mark.anyio
 async def test_client_retries_environmental_failures_only(toy: Project) -> None:
     world = open_sandbox(toy).store
-    sb = Sandbox(toy.platforms, world, SandboxConfig(seed=1, limits=False, faults=Faults(rate=0.6, kinds={"http_502": 1})))
+    sb = Sandbox(
+        toy.platforms,
+        world,
+        SandboxConfig(seed=1, limits=False, faults=Faults(rate=0.6, kinds={"http_502": 1})),
+    )
     slept: list[float] = []
 
     async def sleep(s: float) -> None:
@@ -141,7 +158,9 @@ async def test_key_is_redacted_from_errors(toy: Project) -> None:
     from kopa_gen.client.client import PlatformClient
 
     secret = "a1b2c3d4" * 4
-    client = PlatformClient(platform, key=secret, base_url="http://127.0.0.1:9", retry=RetryPolicy(attempts=1))
+    client = PlatformClient(
+        platform, key=secret, base_url="http://127.0.0.1:9", retry=RetryPolicy(attempts=1)
+    )
     with pytest.raises(PlatformError) as info:
         await client.call("toy_list_fruits", {})
     assert secret not in str(info.value) and secret not in repr(client)

@@ -90,8 +90,13 @@ def test_every_problem_is_listed_together(tmp_path: Path) -> None:
     assert sum("x-kopa.colour: error: unknown field; remove it" in f for f in found) == 1
     assert sum("x-kopa.answers.ok: error: code '0' is not listed in x-kopa.codes" in f for f in found) == 1
     assert sum("x-kopa.tool: error: String should match pattern" in f for f in found) == 1
-    assert sum("parameters[1].schema.minimum: error: invalid JSON Schema: 'one' is not of type 'number'" in f
-               for f in found) == 1
+    assert (
+        sum(
+            "parameters[1].schema.minimum: error: invalid JSON Schema: 'one' is not of type 'number'" in f
+            for f in found
+        )
+        == 1
+    )
 
 
 def test_yaml_syntax_error_names_line(tmp_path: Path) -> None:
@@ -112,5 +117,7 @@ def test_world_file_error_is_located(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as info:
         load_project(tmp_path)
     rendered = [d.render() for d in info.value.diagnostics]
-    assert "specs/world/toy.yaml:19: tables[0].generatr: error: unknown field; remove it or check its spelling " \
-        "against the JSON Schema" in rendered, rendered
+    assert (
+        "specs/world/toy.yaml:19: tables[0].generatr: error: unknown field; remove it or check its spelling "
+        "against the JSON Schema" in rendered
+    ), rendered

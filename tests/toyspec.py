@@ -24,7 +24,9 @@ WORLD_FILE: dict[str, Any] = {
             ],
         }
     ],
-    "views": [{"name": "toy_fruit", "description": "As served.", "sql": "SELECT code, name, price FROM fruit"}],
+    "views": [
+        {"name": "toy_fruit", "description": "As served.", "sql": "SELECT code, name, price FROM fruit"}
+    ],
 }
 
 SPEC: dict[str, Any] = {
@@ -40,7 +42,11 @@ SPEC: dict[str, Any] = {
                 "parameters": [
                     {"name": "name", "in": "query", "description": "이름 일부", "schema": {"type": "string"}},
                     {"name": "pageNo", "in": "query", "schema": {"type": "integer", "minimum": 1}},
-                    {"name": "numOfRows", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 2}},
+                    {
+                        "name": "numOfRows",
+                        "in": "query",
+                        "schema": {"type": "integer", "minimum": 1, "maximum": 2},
+                    },
                     {"name": "type", "in": "query", "schema": {"type": "string", "enum": ["xml", "json"]}},
                 ],
                 "responses": {
@@ -89,7 +95,12 @@ SPEC: dict[str, Any] = {
             {"code": "10", "message": "INVALID_REQUEST_PARAMETER_ERROR", "category": "bad_param"},
             {"code": "22", "message": "LIMITED", "category": "quota", "gateway": True},
             {"code": "23", "message": "RATE", "category": "rate", "gateway": True},
-            {"code": "30", "message": "SERVICE_KEY_IS_NOT_REGISTERED_ERROR", "category": "auth", "gateway": True},
+            {
+                "code": "30",
+                "message": "SERVICE_KEY_IS_NOT_REGISTERED_ERROR",
+                "category": "auth",
+                "gateway": True,
+            },
             {"code": "99", "message": "UNKNOWN_ERROR", "category": "server"},
         ],
         "answers": {
@@ -108,7 +119,9 @@ SPEC: dict[str, Any] = {
 }
 
 
-def write_project(root: Path, spec: dict[str, Any] | None = None, world: dict[str, Any] | None = None) -> Path:
+def write_project(
+    root: Path, spec: dict[str, Any] | None = None, world: dict[str, Any] | None = None
+) -> Path:
     (root / "specs" / "world").mkdir(parents=True, exist_ok=True)
     (root / "specs" / "platforms" / "toy").mkdir(parents=True, exist_ok=True)
     (root / "specs" / "world" / "world.yaml").write_text(yaml.safe_dump(WORLD_ROOT), encoding="utf-8")

@@ -77,7 +77,9 @@ class PlatformClient:
         self.retry = retry or RetryPolicy()
         self.on_exchange = on_exchange
         self._sleep = sleep
-        self._http = httpx.AsyncClient(transport=transport, timeout=timeout_s, headers={"User-Agent": "kopa-gen"})
+        self._http = httpx.AsyncClient(
+            transport=transport, timeout=timeout_s, headers={"User-Agent": "kopa-gen"}
+        )
         self._files: dict[str, list[JSON]] = {}
 
     def __repr__(self) -> str:
@@ -161,7 +163,9 @@ class PlatformClient:
             raise PlatformError(pid, op.operation_id, code, message, self._category(code, Category.AUTH))
         if response.status_code >= 400:
             category = Category.SERVER if response.status_code >= 500 else Category.AUTH
-            raise PlatformError(pid, op.operation_id, f"HTTP {response.status_code}", response.reason_phrase, category)
+            raise PlatformError(
+                pid, op.operation_id, f"HTTP {response.status_code}", response.reason_phrase, category
+            )
         return response
 
     def _parse(self, op: Operation, body: bytes, wire: Wire) -> Parsed:
@@ -169,7 +173,9 @@ class PlatformClient:
         try:
             parsed = FAMILIES[self.platform.kopa.envelope].parse(self.platform, op, body, wire)
         except EnvelopeError as exc:
-            raise PlatformError(self.platform.id, op.operation_id, "envelope", str(exc), Category.SERVER) from exc
+            raise PlatformError(
+                self.platform.id, op.operation_id, "envelope", str(exc), Category.SERVER
+            ) from exc
         category = self._category(parsed.code, Category.SERVER)
         if category not in (Category.OK, Category.NO_DATA):
             raise PlatformError(self.platform.id, op.operation_id, parsed.code, parsed.message, category)
@@ -235,7 +241,9 @@ class PlatformClient:
             return response.content
         # ZIP endpoints answer errors as XML <result><status/><message/></result>; clients sniff the `PK` magic.
         self._parse(op, response.content, "xml")
-        raise PlatformError(self.platform.id, op.operation_id, "envelope", "neither a ZIP nor an error", Category.SERVER)
+        raise PlatformError(
+            self.platform.id, op.operation_id, "envelope", "neither a ZIP nor an error", Category.SERVER
+        )
 
 
 def _matches(row: JSON, filters: list[Filter], params: Mapping[str, Any]) -> bool:

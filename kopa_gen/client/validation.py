@@ -18,7 +18,7 @@ from werkzeug.datastructures import Headers, ImmutableMultiDict
 from kopa_gen.spec.platform import Operation, Platform
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Request:
     host_url: str
     path: str
@@ -51,7 +51,9 @@ class SpecValidator:
         if op.path not in self._apps:
             doc = dict(self.platform.doc)
             doc["paths"] = {op.path: self.platform.doc["paths"][op.path]}
-            self._apps[op.path] = OpenAPI.from_dict(doc, config=Config(spec_validator_cls=None))
+            # The spec was validated at load time; skip openapi-core's own (slow) re-validation.
+            config = Config(spec_validator_cls=None)  # type: ignore[arg-type]
+            self._apps[op.path] = OpenAPI.from_dict(doc, config=config)
         return self._apps[op.path]
 
     def operation_for(self, url: httpx.URL) -> tuple[Operation, bool] | None:
@@ -68,7 +70,12 @@ class SpecValidator:
         if found is None:
             raise AssertionError(f"{request.url.path} is not an operation of {self.platform.id}")
         op, xml_variant = found
-        query = ImmutableMultiDict(parse_qs(request.url.query.decode(), keep_blank_values=True))
+        pairs = [
+            (k, v)
+            for k, vs in parse_qs(request.url.query.decode(), keep_blank_values=True).items()
+            for v in vs
+        ]
+        query: ImmutableMultiDict[str, str] = ImmutableMultiDict(pairs)
         req = _Request(
             host_url=self._host,
             path=self.platform.base_path + op.path,
@@ -85,6 +92,8 @@ class SpecValidator:
         declared = app.spec / "paths" / op.path / "get" / "responses" / "200" / "content"
         if xml_variant or content_type not in declared:
             return  # XML bodies and gateway answers are not described by JSON schemas in the spec
-        resp = _Response(response.status_code, content_type, Headers(dict(response.headers)), response.content)
+        resp = _Response(
+            response.status_code, content_type, Headers(dict(response.headers)), response.content
+        )
         app.validate_response(req, resp)
         self.responses_checked += 1

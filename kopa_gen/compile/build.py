@@ -83,7 +83,7 @@ def render_sources(platform: Platform) -> dict[str, str]:
 
 def ruff_format(folder: Path) -> None:
     """One pinned ruff pass over a whole folder (import sorting, unused imports, formatting)."""
-    from ruff.__main__ import find_ruff_bin
+    from ruff.__main__ import find_ruff_bin  # type: ignore[attr-defined]
 
     ruff = find_ruff_bin()
     common = ["--isolated", "--line-length", LINE_LENGTH, "--target-version", "py311"]
@@ -213,7 +213,13 @@ def build(project: Project, force: bool = False) -> BuildReport:
         target = out / platform.id
         wanted = input_hash(platform, compiler)
         old = manifest.get("platforms", {}).get(platform.id)
-        if not force and old and old.get("input") == wanted and target.exists() and file_hashes(target) == old["files"]:
+        if (
+            not force
+            and old
+            and old.get("input") == wanted
+            and target.exists()
+            and file_hashes(target) == old["files"]
+        ):
             entries[platform.id] = old
             report.skipped.append(platform.id)
             continue
@@ -230,10 +236,16 @@ def build(project: Project, force: bool = False) -> BuildReport:
             "files": file_hashes(target),
         }
         report.built.append(platform.id)
-    for stale in sorted(p for p in out.iterdir() if p.is_dir() and p.name not in entries and p.name != "__pycache__"):
+    for stale in sorted(
+        p for p in out.iterdir() if p.is_dir() and p.name not in entries and p.name != "__pycache__"
+    ):
         shutil.rmtree(stale)
         report.removed.append(stale.name)
-    doc = {"generated_by": f"kopa-gen {__version__}", "compiler": compiler, "platforms": dict(sorted(entries.items()))}
+    doc = {
+        "generated_by": f"kopa-gen {__version__}",
+        "compiler": compiler,
+        "platforms": dict(sorted(entries.items())),
+    }
     text = json.dumps(doc, indent=1, sort_keys=False) + "\n"
     if not manifest_path(root).exists() or manifest_path(root).read_text() != text:
         manifest_path(root).write_text(text, encoding="utf-8")
@@ -264,7 +276,9 @@ def check(project: Project, full: bool = False) -> BuildReport:
                     report.drift.append(f"{platform.id}: generated files differ from a fresh build")
             continue
         if old.get("input") != input_hash(platform, compiler):
-            report.drift.append(f"{platform.id}: {platform.file} or the compiler changed; run `kopa-gen build`")
+            report.drift.append(
+                f"{platform.id}: {platform.file} or the compiler changed; run `kopa-gen build`"
+            )
         elif file_hashes(target) != old["files"]:
             report.drift.append(f"{platform.id}: generated files were edited by hand; run `kopa-gen build`")
     known = {p.id for p in project.platforms}

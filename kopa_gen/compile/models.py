@@ -6,7 +6,9 @@ import copy
 import warnings
 from typing import Any
 
-from datamodel_code_generator import DataModelType, Formatter, InputFileType, PythonVersion, generate
+from datamodel_code_generator import generate
+from datamodel_code_generator.enums import DataModelType, InputFileType
+from datamodel_code_generator.format import Formatter, PythonVersion
 
 from kopa_gen.spec.platform import Platform
 
@@ -47,5 +49,7 @@ def generate_models(platform: Platform, header: str) -> str:
             use_schema_description=True,
         )
     if not isinstance(code, str):
-        raise TypeError(f"{platform.id}: datamodel-code-generator returned {type(code).__name__}, expected one module")
+        raise TypeError(
+            f"{platform.id}: datamodel-code-generator returned {type(code).__name__}, expected one module"
+        )
     return code

@@ -40,16 +40,20 @@ def pascal(name: str) -> str:
 
 
 def _safe(name: str) -> tuple[str, str | None]:
-    if name.isidentifier() and not keyword.iskeyword(name) and not name.startswith(("model_", "_")):
-        if not hasattr(BaseModel, name):
-            return name, None
+    plain = name.isidentifier() and not keyword.iskeyword(name) and not name.startswith(("model_", "_"))
+    if plain and not hasattr(BaseModel, name):
+        return name, None
     return "p_" + "".join(c if c.isalnum() else "_" for c in name), name
 
 
 def _type_expr(schema: dict[str, Any]) -> str:
     enum = schema.get("enum")
     if enum:
-        return "Literal[" + ", ".join(repr(str(e)) if schema.get("type") != "integer" else str(e) for e in enum) + "]"
+        return (
+            "Literal["
+            + ", ".join(repr(str(e)) if schema.get("type") != "integer" else str(e) for e in enum)
+            + "]"
+        )
     return {"integer": "int", "number": "float", "boolean": "bool"}.get(schema.get("type", "string"), "str")
 
 
@@ -59,7 +63,12 @@ def _field_args(description: str, schema: dict[str, Any], alias: str | None) -> 
         parts.append(f"alias={alias!r}")
     if "pattern" in schema:
         parts.append(f"pattern={schema['pattern']!r}")
-    for key, arg in (("minimum", "ge"), ("maximum", "le"), ("maxLength", "max_length"), ("minLength", "min_length")):
+    for key, arg in (
+        ("minimum", "ge"),
+        ("maximum", "le"),
+        ("maxLength", "max_length"),
+        ("minLength", "min_length"),
+    ):
         if key in schema:
             parts.append(f"{arg}={schema[key]!r}")
     return ", ".join(parts)
@@ -76,7 +85,9 @@ def tool_args(platform: Platform, op: Operation) -> tuple[ArgField, ...]:
     if op.kopa.shape == "file":
         spec = op.kopa.file
         assert spec is not None
-        fields = [_arg(f.param, {"type": "string"}, f.description or f.column, False) for f in op.kopa.local_filters]
+        fields = [
+            _arg(f.param, {"type": "string"}, f.description or f.column, False) for f in op.kopa.local_filters
+        ]
         fields.append(_arg("page", {"type": "integer", "minimum": 1}, "페이지 번호 (기본 1)", False))
         fields.append(
             _arg(

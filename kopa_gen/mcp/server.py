@@ -29,7 +29,9 @@ def build_server(name: str, title: str, tools: list[types.Tool], toolbox: ToolBo
     ) -> types.ListToolsResult:
         return listed
 
-    async def on_call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         outcome = await toolbox.call(params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(text=outcome.text)],

@@ -68,9 +68,13 @@ class ToolBox:
         binding = self.bindings.get(name)
         if binding is None:
             known = ", ".join(sorted(self.bindings))
-            return ToolOutcome(True, f"unknown tool {name!r}; available tools: {known}", error_code="unknown_tool")
+            return ToolOutcome(
+                True, f"unknown tool {name!r}; available tools: {known}", error_code="unknown_tool"
+            )
         if arguments is not None and not isinstance(arguments, Mapping):
-            return ToolOutcome(True, f"arguments for {name} must be a JSON object", error_code="bad_arguments")
+            return ToolOutcome(
+                True, f"arguments for {name} must be a JSON object", error_code="bad_arguments"
+            )
         try:
             args = binding.args.model_validate(dict(arguments or {}))
         except ValidationError as exc:

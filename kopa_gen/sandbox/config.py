@@ -18,7 +18,13 @@ class Faults(BaseModel):
 
     rate: float = Field(default=0.0, ge=0.0, le=1.0)
     kinds: dict[str, float] = Field(
-        default_factory=lambda: {"http_500": 1.0, "http_502": 1.0, "http_503": 1.0, "timeout": 1.0, "provider": 1.0},
+        default_factory=lambda: {
+            "http_500": 1.0,
+            "http_502": 1.0,
+            "http_503": 1.0,
+            "timeout": 1.0,
+            "provider": 1.0,
+        },
         description="http_5xx: gateway/server HTTP error; timeout: no answer for `timeout_s`; provider: the "
         "platform's own server-error code in its envelope.",
     )
@@ -33,7 +39,9 @@ class SandboxConfig(BaseModel):
         default_factory=dict, description="Accepted keys per platform; default: the platform's sandbox key."
     )
     limits: bool = Field(default=True, description="Enforce the spec's daily quota and per-second rate.")
-    daily_quota: dict[str, int] = Field(default_factory=dict, description="Per-platform override of the quota.")
+    daily_quota: dict[str, int] = Field(
+        default_factory=dict, description="Per-platform override of the quota."
+    )
     faults: Faults = Field(default_factory=Faults)
 
     def accepted(self, platform: Platform) -> set[str]:

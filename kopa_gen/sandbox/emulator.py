@@ -66,14 +66,18 @@ class Sandbox:
                 if platform.kopa.format.extension and op.kopa.shape != "file":
                     paths.append(re.sub(r"\.json$", ".xml", op.path))
                 for path in paths:
-                    routes.append(Route(self.prefix(platform) + path, self._endpoint(platform, op), methods=["GET"]))
+                    routes.append(
+                        Route(self.prefix(platform) + path, self._endpoint(platform, op), methods=["GET"])
+                    )
         return routes
 
     def _endpoint(self, platform: Platform, op: Operation) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
             params = dict(request.query_params)
             reply = await self.answer(platform, op, request.url.path, params)
-            return Response(reply.body, status_code=reply.status, headers={"content-type": reply.content_type})
+            return Response(
+                reply.body, status_code=reply.status, headers={"content-type": reply.content_type}
+            )
 
         return endpoint
 
@@ -106,7 +110,9 @@ class Sandbox:
             return FAMILIES[kopa.envelope].render(platform, op, result, wire, page, record)
 
         key = self._key(platform, params)
-        if key is None and not kopa.auth.optional or key is not None and key not in self._keys[platform.id]:
+        if (key is None and not kopa.auth.optional) or (
+            key is not None and key not in self._keys[platform.id]
+        ):
             return say(answers.bad_key)
         meter_key = key or "<sample>"
         if self.config.limits and self.meter.over_rate(platform.id, meter_key, kopa.limits.per_second):
@@ -139,7 +145,9 @@ class Sandbox:
                 size = min(size, SAMPLE_ROWS)
             total = self.store.count(src.table, src.filters, params)
             rows = (
-                self.store.select(src.table, columns, src.filters, params, src.order, size, (page_no - 1) * size)
+                self.store.select(
+                    src.table, columns, src.filters, params, src.order, size, (page_no - 1) * size
+                )
                 if total > (page_no - 1) * size
                 else []
             )

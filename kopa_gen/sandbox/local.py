@@ -30,7 +30,11 @@ def open_sandbox(project: Project, config: SandboxConfig | None = None, seed: in
 
 
 def sandbox_client(
-    sandbox: Sandbox, platform_id: str, wire: Wire = "json", retry: RetryPolicy | None = None, timeout_s: float = 30.0
+    sandbox: Sandbox,
+    platform_id: str,
+    wire: Wire = "json",
+    retry: RetryPolicy | None = None,
+    timeout_s: float = 30.0,
 ) -> PlatformClient:
     """The platform client wired to the in-process sandbox (httpx ASGI transport; no socket)."""
     platform = sandbox.platforms[platform_id]

@@ -42,9 +42,13 @@ class Category(StrEnum):
 
 
 class ResultCode(StrictModel):
-    code: str = Field(description="The code exactly as the platform sends it (a string, e.g. '000', 'INFO-200', '30').")
+    code: str = Field(
+        description="The code exactly as the platform sends it (a string, e.g. '000', 'INFO-200', '30')."
+    )
     message: str = Field(description="The platform's own message text for this code, verbatim.")
-    category: Category = Field(description="What the code means to a client; decides retries and EDGE weighting.")
+    category: Category = Field(
+        description="What the code means to a client; decides retries and EDGE weighting."
+    )
     gateway: bool = Field(
         default=False,
         description="True when the code is answered by the data.go.kr gateway (always XML OpenAPI_ServiceResponse).",
@@ -55,10 +59,14 @@ class Answers(StrictModel):
     """Which code the platform answers with in each situation the sandbox can produce."""
 
     ok: str = Field(description="Success.")
-    no_data: str = Field(description="Valid request, nothing matched (may equal `ok` where the platform says 00).")
+    no_data: str = Field(
+        description="Valid request, nothing matched (may equal `ok` where the platform says 00)."
+    )
     bad_key: str = Field(description="Key missing, malformed or not registered.")
     missing_param: str = Field(description="A required parameter is absent.")
-    invalid_param: str = Field(description="A parameter is not of its type (e.g. a page number that is not an integer).")
+    invalid_param: str = Field(
+        description="A parameter is not of its type (e.g. a page number that is not an integer)."
+    )
     bad_value: str | None = Field(
         default=None,
         description="A value outside the parameter's enum or pattern; absent when the platform just finds no rows.",
@@ -70,11 +78,16 @@ class Answers(StrictModel):
 
 
 class Auth(StrictModel):
-    scheme: str = Field(description="Name of the apiKey entry in components.securitySchemes (its `name` is the param).")
+    scheme: str = Field(
+        description="Name of the apiKey entry in components.securitySchemes (its `name` is the param)."
+    )
     env: str = Field(description="Environment variable that holds the user's real key in live mode.")
-    key_pattern: str = Field(description="Regex a well-formed key matches; used to make sandbox keys of the same shape.")
+    key_pattern: str = Field(
+        description="Regex a well-formed key matches; used to make sandbox keys of the same shape."
+    )
     optional: bool = Field(
-        default=False, description="True when the platform serves a few sample rows without any key (NEIS hub)."
+        default=False,
+        description="True when the platform serves a few sample rows without any key (NEIS hub).",
     )
 
 
@@ -82,9 +95,15 @@ class Format(StrictModel):
     """How a client asks for JSON instead of the default XML."""
 
     param: str | None = Field(default=None, description="Query parameter that switches the format.")
-    json_value: str | None = Field(default=None, alias="json", description="Value of `param` that asks for JSON.")
-    xml_value: str | None = Field(default=None, alias="xml", description="Value of `param` that asks for XML.")
-    extension: bool = Field(default=False, description="True when the format is the path suffix (.json / .xml).")
+    json_value: str | None = Field(
+        default=None, alias="json", description="Value of `param` that asks for JSON."
+    )
+    xml_value: str | None = Field(
+        default=None, alias="xml", description="Value of `param` that asks for XML."
+    )
+    extension: bool = Field(
+        default=False, description="True when the format is the path suffix (.json / .xml)."
+    )
     json_content_type: str = Field(
         default="application/json;charset=UTF-8",
         description="Content-Type the platform sends with JSON (StanReginCd sends text/html).",
@@ -110,7 +129,9 @@ Envelope = Literal["dart", "datagokr", "hub", "stanregin"]
 class PlatformKopa(StrictModel):
     """Top-level `x-kopa` of a platform's openapi.yaml."""
 
-    platform: str = Field(pattern=r"^[a-z][a-z0-9]{1,15}$", description="Short id; every tool name starts with it.")
+    platform: str = Field(
+        pattern=r"^[a-z][a-z0-9]{1,15}$", description="Short id; every tool name starts with it."
+    )
     domain: Domain = Field(description="Benchmark domain of the platform.")
     envelope: Envelope = Field(description="Envelope family of the platform's responses.")
     gateway: Literal["datagokr"] | None = Field(
@@ -123,7 +144,8 @@ class PlatformKopa(StrictModel):
     answers: Answers
     limits: Limits = Field(default_factory=Limits)
     world: list[str] = Field(
-        default_factory=list, description="World spec files (under specs/world/) whose tables this platform reads."
+        default_factory=list,
+        description="World spec files (under specs/world/) whose tables this platform reads.",
     )
 
 
@@ -174,5 +196,5 @@ class OperationKopa(StrictModel):
     file: FileSpec | None = Field(default=None, description="For shape=file: how the download is laid out.")
     empty_items: Literal["string", "list"] = Field(
         default="string",
-        description="data.go.kr only: how 0 rows look in JSON (`items: \"\"` usually; FSC stock prices send []).",
+        description='data.go.kr only: how 0 rows look in JSON (`items: ""` usually; FSC stock prices send []).',
     )

@@ -108,7 +108,10 @@ def _dangling_refs(node: Any, doc: JSON, loc: Loc, src: Source, out: Diagnostics
                 resolve(doc, ref)
             except KeyError:
                 out.items.append(
-                    src.diag((*loc, "$ref"), f"dangling $ref {ref!r}: define it under components or fix the pointer")
+                    src.diag(
+                        (*loc, "$ref"),
+                        f"dangling $ref {ref!r}: define it under components or fix the pointer",
+                    )
                 )
         for key, value in node.items():
             _dangling_refs(value, doc, (*loc, str(key)), src, out)
@@ -184,7 +187,9 @@ def _load_operation(
     try:
         row = resolve(doc, okopa.row)
     except KeyError:
-        diags.items.append(src.diag((*kloc, "row"), f"row schema {okopa.row!r} does not exist under components"))
+        diags.items.append(
+            src.diag((*kloc, "row"), f"row schema {okopa.row!r} does not exist under components")
+        )
         return None
     if "$ref" in row:
         row = resolve(doc, row["$ref"])
@@ -195,7 +200,10 @@ def _load_operation(
     for i, f in enumerate(okopa.source.filters):
         if f.param not in names:
             diags.items.append(
-                src.diag((*kloc, "source", "filters", i, "param"), f"filter parameter {f.param!r} is not a parameter")
+                src.diag(
+                    (*kloc, "source", "filters", i, "param"),
+                    f"filter parameter {f.param!r} is not a parameter",
+                )
             )
     for group, columns in (
         ("filters", [f.column for f in okopa.source.filters]),
@@ -212,7 +220,9 @@ def _load_operation(
                 )
     for i, f in enumerate(okopa.local_filters):
         if f.column not in props:
-            diags.items.append(src.diag((*kloc, "local_filters", i, "column"), f"column {f.column!r} not in row"))
+            diags.items.append(
+                src.diag((*kloc, "local_filters", i, "column"), f"column {f.column!r} not in row")
+            )
     if okopa.shape == "file" and okopa.file is None:
         diags.items.append(src.diag(kloc, "shape: file needs a `file:` block (member, row_element)"))
     return Operation(
@@ -227,7 +237,9 @@ def _load_operation(
     )
 
 
-def _check_platform(doc: JSON, src: Source, kopa: PlatformKopa, ops: list[Operation], diags: Diagnostics) -> None:
+def _check_platform(
+    doc: JSON, src: Source, kopa: PlatformKopa, ops: list[Operation], diags: Diagnostics
+) -> None:
     schemes = (doc.get("components") or {}).get("securitySchemes") or {}
     scheme = schemes.get(kopa.auth.scheme)
     if not scheme or scheme.get("type") != "apiKey" or scheme.get("in") != "query":
@@ -252,5 +264,7 @@ def _check_platform(doc: JSON, src: Source, kopa: PlatformKopa, ops: list[Operat
         seen[op.tool] = op.path
         if kopa.format.param and op.kopa.shape != "file" and op.param(kopa.format.param) is None:
             diags.items.append(
-                src.diag(("paths", op.path, "get", "parameters"), f"format parameter {kopa.format.param!r} missing")
+                src.diag(
+                    ("paths", op.path, "get", "parameters"), f"format parameter {kopa.format.param!r} missing"
+                )
             )

@@ -81,9 +81,7 @@ class YamlError(Exception):
         super().__init__(diagnostic.render())
 
 
-def validate_model(
-    model: type[M], data: Any, src: Source, base: Loc, diags: Diagnostics
-) -> M | None:
+def validate_model(model: type[M], data: Any, src: Source, base: Loc, diags: Diagnostics) -> M | None:
     """Validate `data` (found at `base` inside `src`) as `model`; record every error with its place."""
     try:
         return model.model_validate(data)

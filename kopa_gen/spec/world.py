@@ -94,11 +94,14 @@ def load_world(root: Path) -> tuple[WorldSpec | None, list[Diagnostic]]:
         part = validate_model(WorldFile, fsrc.data, fsrc, (), diags)
         if part is None:
             continue
-        for kind, items in (("tables", part.tables), ("views", part.views)):
-            for j, item in enumerate(items):
-                if item.name in names:
-                    diags.items.append(fsrc.diag((kind, j, "name"), f"{item.name!r} is defined twice in the world"))
-                names.add(item.name)
+        named: list[tuple[str, int, str]] = [("tables", j, t.name) for j, t in enumerate(part.tables)]
+        named += [("views", j, v.name) for j, v in enumerate(part.views)]
+        for kind, j, item_name in named:
+            if item_name in names:
+                diags.items.append(
+                    fsrc.diag((kind, j, "name"), f"{item_name!r} is defined twice in the world")
+                )
+            names.add(item_name)
         tables.extend(part.tables)
         views.extend(part.views)
     if diags.errors:

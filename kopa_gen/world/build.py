@@ -27,7 +27,9 @@ def world_hash(spec: WorldSpec, seed: int) -> str:
     h = hashlib.sha256()
     h.update(spec.model_dump_json().encode())
     h.update(str(seed).encode())
-    for path in sorted([*GENERATORS.glob("*.py"), *DATA.glob("*.tsv"), Path(__file__).with_name("registry.py")]):
+    for path in sorted(
+        [*GENERATORS.glob("*.py"), *DATA.glob("*.tsv"), Path(__file__).with_name("registry.py")]
+    ):
         h.update(path.name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]

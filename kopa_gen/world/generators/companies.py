@@ -16,36 +16,279 @@ from kopa_gen.spec.world import Table
 from kopa_gen.world.registry import GenContext, Row, generator
 
 SYLLABLES = {
-    "한": "HAN", "대": "DAE", "동": "DONG", "서": "SEO", "남": "NAM", "북": "BUK", "신": "SHIN", "성": "SUNG",
-    "원": "WON", "진": "JIN", "태": "TAE", "영": "YOUNG", "광": "KWANG", "명": "MYUNG", "세": "SE", "일": "IL",
-    "우": "WOO", "현": "HYUN", "정": "JUNG", "하": "HA", "미": "MI", "선": "SUN", "경": "KYUNG", "금": "KUM",
-    "보": "BO", "화": "HWA", "중": "JOONG", "제": "JE", "창": "CHANG", "상": "SANG", "승": "SEUNG", "안": "AN",
-    "유": "YU", "인": "IN", "천": "CHUN", "해": "HAE", "도": "DO", "두": "DOO", "림": "RIM", "산": "SAN",
-    "수": "SOO", "용": "YONG", "재": "JAE", "주": "JOO", "지": "JI", "참": "CHAM", "청": "CHUNG", "케": "KE",
-    "코": "KO", "테": "TE", "파": "PA", "프": "PEU", "에": "E", "아": "A", "오": "O", "이": "I", "엘": "EL",
-    "엔": "EN", "비": "BI", "씨": "SSI", "디": "DI", "텍": "TEK", "솔": "SOL", "넷": "NET", "온": "ON",
+    "한": "HAN",
+    "대": "DAE",
+    "동": "DONG",
+    "서": "SEO",
+    "남": "NAM",
+    "북": "BUK",
+    "신": "SHIN",
+    "성": "SUNG",
+    "원": "WON",
+    "진": "JIN",
+    "태": "TAE",
+    "영": "YOUNG",
+    "광": "KWANG",
+    "명": "MYUNG",
+    "세": "SE",
+    "일": "IL",
+    "우": "WOO",
+    "현": "HYUN",
+    "정": "JUNG",
+    "하": "HA",
+    "미": "MI",
+    "선": "SUN",
+    "경": "KYUNG",
+    "금": "KUM",
+    "보": "BO",
+    "화": "HWA",
+    "중": "JOONG",
+    "제": "JE",
+    "창": "CHANG",
+    "상": "SANG",
+    "승": "SEUNG",
+    "안": "AN",
+    "유": "YU",
+    "인": "IN",
+    "천": "CHUN",
+    "해": "HAE",
+    "도": "DO",
+    "두": "DOO",
+    "림": "RIM",
+    "산": "SAN",
+    "수": "SOO",
+    "용": "YONG",
+    "재": "JAE",
+    "주": "JOO",
+    "지": "JI",
+    "참": "CHAM",
+    "청": "CHUNG",
+    "케": "KE",
+    "코": "KO",
+    "테": "TE",
+    "파": "PA",
+    "프": "PEU",
+    "에": "E",
+    "아": "A",
+    "오": "O",
+    "이": "I",
+    "엘": "EL",
+    "엔": "EN",
+    "비": "BI",
+    "씨": "SSI",
+    "디": "DI",
+    "텍": "TEK",
+    "솔": "SOL",
+    "넷": "NET",
+    "온": "ON",
 }
-SUFFIXES = ["전자", "산업", "건설", "제약", "바이오", "테크", "화학", "물산", "식품", "에너지", "소재", "시스템",
-            "정보통신", "모터스", "중공업", "로직스", "글로벌", "홀딩스", "엔터테인먼트", "반도체", "금속", "섬유",
-            "유통", "게임즈", "헬스케어", "파트너스", "인베스트먼트", "개발", "상사", "디자인"]
-ROMAN = {"전자": "ELECTRONICS", "산업": "INDUSTRIAL", "건설": "CONSTRUCTION", "제약": "PHARM", "바이오": "BIO",
-         "테크": "TECH", "화학": "CHEMICAL", "물산": "C&T", "식품": "FOODS", "에너지": "ENERGY", "소재": "MATERIALS",
-         "시스템": "SYSTEMS", "정보통신": "INFORMATION & COMMUNICATION", "모터스": "MOTORS",
-         "중공업": "HEAVY INDUSTRIES", "로직스": "LOGIS", "글로벌": "GLOBAL", "홀딩스": "HOLDINGS",
-         "엔터테인먼트": "ENTERTAINMENT", "반도체": "SEMICONDUCTOR", "금속": "METAL", "섬유": "TEXTILE",
-         "유통": "DISTRIBUTION", "게임즈": "GAMES", "헬스케어": "HEALTHCARE", "파트너스": "PARTNERS",
-         "인베스트먼트": "INVESTMENT", "개발": "DEVELOPMENT", "상사": "TRADING", "디자인": "DESIGN"}
-INDUSTRIES = ["264", "261", "262", "212", "201", "204", "241", "303", "411", "421", "582", "620", "631", "649",
-              "701", "721", "107", "108", "221", "222", "251", "259", "271", "281", "291", "292", "464", "467",
-              "471", "521", "591", "702", "711", "732", "764"]
-FAMILY = "김 이 박 최 정 강 조 윤 장 임 한 오 서 신 권 황 안 송 류 전 홍 고 문 양 손 배 백 허 유 남".split()
-GIVEN = "민준 서준 도윤 예준 시우 하준 주원 지호 지후 준서 서연 서윤 지우 서현 하은 민서 하윤 윤서 지민 채원 영수 정호 성민 재현 동훈 상철 경희 미경 은정 혜진".split()
-ROADS = ["중앙로", "대학로", "산업로", "테헤란로", "세종대로", "충장로", "번영로", "시청로", "공단로", "과학로", "역삼로",
-         "판교역로", "디지털로", "엑스포로", "해안로", "문화로", "신평로", "평화로", "동서대로", "삼성로"]
+SUFFIXES = [
+    "전자",
+    "산업",
+    "건설",
+    "제약",
+    "바이오",
+    "테크",
+    "화학",
+    "물산",
+    "식품",
+    "에너지",
+    "소재",
+    "시스템",
+    "정보통신",
+    "모터스",
+    "중공업",
+    "로직스",
+    "글로벌",
+    "홀딩스",
+    "엔터테인먼트",
+    "반도체",
+    "금속",
+    "섬유",
+    "유통",
+    "게임즈",
+    "헬스케어",
+    "파트너스",
+    "인베스트먼트",
+    "개발",
+    "상사",
+    "디자인",
+]
+ROMAN = {
+    "전자": "ELECTRONICS",
+    "산업": "INDUSTRIAL",
+    "건설": "CONSTRUCTION",
+    "제약": "PHARM",
+    "바이오": "BIO",
+    "테크": "TECH",
+    "화학": "CHEMICAL",
+    "물산": "C&T",
+    "식품": "FOODS",
+    "에너지": "ENERGY",
+    "소재": "MATERIALS",
+    "시스템": "SYSTEMS",
+    "정보통신": "INFORMATION & COMMUNICATION",
+    "모터스": "MOTORS",
+    "중공업": "HEAVY INDUSTRIES",
+    "로직스": "LOGIS",
+    "글로벌": "GLOBAL",
+    "홀딩스": "HOLDINGS",
+    "엔터테인먼트": "ENTERTAINMENT",
+    "반도체": "SEMICONDUCTOR",
+    "금속": "METAL",
+    "섬유": "TEXTILE",
+    "유통": "DISTRIBUTION",
+    "게임즈": "GAMES",
+    "헬스케어": "HEALTHCARE",
+    "파트너스": "PARTNERS",
+    "인베스트먼트": "INVESTMENT",
+    "개발": "DEVELOPMENT",
+    "상사": "TRADING",
+    "디자인": "DESIGN",
+}
+INDUSTRIES = [
+    "264",
+    "261",
+    "262",
+    "212",
+    "201",
+    "204",
+    "241",
+    "303",
+    "411",
+    "421",
+    "582",
+    "620",
+    "631",
+    "649",
+    "701",
+    "721",
+    "107",
+    "108",
+    "221",
+    "222",
+    "251",
+    "259",
+    "271",
+    "281",
+    "291",
+    "292",
+    "464",
+    "467",
+    "471",
+    "521",
+    "591",
+    "702",
+    "711",
+    "732",
+    "764",
+]
+FAMILY = [
+    "김",
+    "이",
+    "박",
+    "최",
+    "정",
+    "강",
+    "조",
+    "윤",
+    "장",
+    "임",
+    "한",
+    "오",
+    "서",
+    "신",
+    "권",
+    "황",
+    "안",
+    "송",
+    "류",
+    "전",
+    "홍",
+    "고",
+    "문",
+    "양",
+    "손",
+    "배",
+    "백",
+    "허",
+    "유",
+    "남",
+]
+GIVEN = [
+    "민준",
+    "서준",
+    "도윤",
+    "예준",
+    "시우",
+    "하준",
+    "주원",
+    "지호",
+    "지후",
+    "준서",
+    "서연",
+    "서윤",
+    "지우",
+    "서현",
+    "하은",
+    "민서",
+    "하윤",
+    "윤서",
+    "지민",
+    "채원",
+    "영수",
+    "정호",
+    "성민",
+    "재현",
+    "동훈",
+    "상철",
+    "경희",
+    "미경",
+    "은정",
+    "혜진",
+]
+ROADS = [
+    "중앙로",
+    "대학로",
+    "산업로",
+    "테헤란로",
+    "세종대로",
+    "충장로",
+    "번영로",
+    "시청로",
+    "공단로",
+    "과학로",
+    "역삼로",
+    "판교역로",
+    "디지털로",
+    "엑스포로",
+    "해안로",
+    "문화로",
+    "신평로",
+    "평화로",
+    "동서대로",
+    "삼성로",
+]
 
-AREA_CODES = {"11": "02", "26": "051", "27": "053", "28": "032", "29": "062", "30": "042", "31": "052", "36": "044",
-              "41": "031", "43": "043", "44": "041", "46": "061", "47": "054", "48": "055", "50": "064", "51": "033",
-              "52": "063"}
+AREA_CODES = {
+    "11": "02",
+    "26": "051",
+    "27": "053",
+    "28": "032",
+    "29": "062",
+    "30": "042",
+    "31": "052",
+    "36": "044",
+    "41": "031",
+    "43": "043",
+    "44": "041",
+    "46": "061",
+    "47": "054",
+    "48": "055",
+    "50": "064",
+    "51": "033",
+    "52": "063",
+}
 
 # Listed companies by market: (corp_cls, count, share of all listed)
 MARKETS = (("Y", 950), ("K", 1820), ("N", 120))
@@ -85,7 +328,9 @@ def district_pool(ctx: GenContext) -> list[tuple[str, str]]:
     )
     pool: list[tuple[str, str]] = []
     for code, name in rows:
-        weight = 6 if code[:2] in ("11", "41") else 2 if code[:2] in ("26", "27", "28", "30", "31", "36") else 1
+        weight = (
+            6 if code[:2] in ("11", "41") else 2 if code[:2] in ("26", "27", "28", "30", "31", "36") else 1
+        )
         pool.extend([(code, name)] * weight)
     return pool
 
@@ -124,7 +369,7 @@ def companies(ctx: GenContext, table: Table) -> Iterator[Row]:
                 codes.add(code)
                 break
         name, eng = company_name(rng)
-        region_cd, region_name = rng.choice(pool)
+        region_cd, _ = rng.choice(pool)
         est = dt.date(1950, 1, 1) + dt.timedelta(days=rng.randrange(0, 27000))
         if est >= today:
             est = today - dt.timedelta(days=400)
@@ -134,14 +379,19 @@ def companies(ctx: GenContext, table: Table) -> Iterator[Row]:
         price = 0
         if cls != "E":
             while True:
-                stock_code = f"{rng.randrange(1, 4000) * 10 + (0 if cls == 'Y' else rng.choice((0, 0, 5))):06d}"
+                stock_code = (
+                    f"{rng.randrange(1, 4000) * 10 + (0 if cls == 'Y' else rng.choice((0, 0, 5))):06d}"
+                )
                 if stock_code not in stock_codes:
                     stock_codes.add(stock_code)
                     break
             first = max(est + dt.timedelta(days=365 * 3), dt.date(1975, 6, 11))
             listed = first + dt.timedelta(days=rng.randrange(0, max(1, (today - first).days - 30)))
             listed_dt = listed.strftime("%Y%m%d")
-            shares = rng.choice((5, 8, 10, 15, 20, 30, 50, 80, 120, 200)) * 1_000_000 + rng.randrange(0, 999) * 1000
+            shares = (
+                rng.choice((5, 8, 10, 15, 20, 30, 50, 80, 120, 200)) * 1_000_000
+                + rng.randrange(0, 999) * 1000
+            )
             price = int(round(rng.lognormvariate(9.3, 1.0), -1)) or 1000
         office = rng.choice(("1101", "1201", "1301", "1311", "1344", "1358", "1801", "2001", "1601", "1746"))
         jurir_body = f"{office}11{rng.randrange(0, 999999):06d}"

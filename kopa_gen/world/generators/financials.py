@@ -36,7 +36,9 @@ def financials(ctx: GenContext, table: Table) -> Iterator[Row]:
     total_liabilities, capital_stock, retained_earnings, total_equity."""
     rng = ctx.rng(table.name)
     years = [int(y) for y in table.params.get("years", [2023, 2024, 2025, 2026])]
-    listed = ctx.rows("SELECT corp_code, shares, base_price FROM companies WHERE corp_cls != 'E' ORDER BY corp_code")
+    listed = ctx.rows(
+        "SELECT corp_code, shares, base_price FROM companies WHERE corp_cls != 'E' ORDER BY corp_code"
+    )
     per_date: dict[dt.date, int] = {}
     out: list[tuple[Any, ...]] = []
     for corp_code, shares, price in listed:
@@ -72,15 +74,20 @@ def financials(ctx: GenContext, table: Table) -> Iterator[Row]:
                 equity = total_assets - total_liab
                 capital = shares * rng.choice((100, 500, 5000))
                 for fs_div, scale in (("CFS", 1.0), ("OFS", sep)):
-                    def w(x: float) -> int:
+
+                    def w(x: float, scale: float = scale) -> int:
                         return int(round(x * scale, -3))
 
                     if reprt_code == "11011":
-                        period = [w(cum[k]) for k in ("revenue", "operating_income", "pretax_income", "net_income")]
+                        period = [
+                            w(cum[k]) for k in ("revenue", "operating_income", "pretax_income", "net_income")
+                        ]
                         cumulative = period
                     else:
                         period = [w(v) for v in (revenue, op, pretax, net)]
-                        cumulative = [w(cum[k]) for k in ("revenue", "operating_income", "pretax_income", "net_income")]
+                        cumulative = [
+                            w(cum[k]) for k in ("revenue", "operating_income", "pretax_income", "net_income")
+                        ]
                     out.append(
                         (
                             corp_code,
