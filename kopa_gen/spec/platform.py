@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from urllib.parse import urlsplit
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import OpenAPIV31SpecValidator
 
+from kopa_gen.cache import cache_dir
 from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
 from kopa_gen.spec.kopa import OperationKopa, PlatformKopa, ResultCode
 from kopa_gen.spec.source import Loc, Source, YamlError, load_yaml, validate_model
@@ -120,6 +122,19 @@ def _dangling_refs(node: Any, doc: JSON, loc: Loc, src: Source, out: Diagnostics
             _dangling_refs(item, doc, (*loc, i), src, out)
 
 
+def openapi_errors(doc: JSON, digest: str) -> list[str]:
+    """openapi-spec-validator's verdict; a clean verdict is remembered per spec hash (the check takes ~1 s)."""
+    version = importlib.metadata.version("openapi-spec-validator")
+    marker = cache_dir() / "valid-specs" / f"{digest}-{version}"
+    if marker.exists():
+        return []
+    errors = [err.message for err in OpenAPIV31SpecValidator(doc).iter_errors()]
+    if not errors:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    return errors
+
+
 def _check_schema(schema: Any, loc: Loc, src: Source, out: Diagnostics) -> None:
     for err in Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema):
         where = (*loc, *(p for p in err.absolute_path if isinstance(p, str | int)))
@@ -142,8 +157,8 @@ def load_platform(path: Path, root: Path) -> tuple[Platform | None, list[Diagnos
     _dangling_refs(doc, doc, (), src, diags)
     if diags.errors:
         return None, diags.items
-    for err in OpenAPIV31SpecValidator(doc).iter_errors():
-        diags.items.append(src.diag((), f"OpenAPI 3.1 validation: {err.message}"))
+    for message in openapi_errors(doc, hashlib.sha256(path.read_bytes()).hexdigest()):
+        diags.items.append(src.diag((), f"OpenAPI 3.1 validation: {message}"))
 
     kopa = validate_model(PlatformKopa, doc.get("x-kopa"), src, ("x-kopa",), diags)
     servers = doc.get("servers") or []

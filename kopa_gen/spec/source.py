@@ -48,6 +48,10 @@ class Source:
         return Diagnostic(self.file, format_path(loc), message, line=self.line(loc))
 
 
+# libyaml when available: one parse gives both the node tree (for line numbers) and the data.
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> None:
     lines[loc] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
@@ -62,13 +66,16 @@ def load_yaml(path: Path, root: Path | None = None) -> Source:
     """Load one YAML file. A syntax error becomes a SpecError-ready Diagnostic via `YamlError`."""
     name = str(path.relative_to(root)) if root else str(path)
     text = path.read_text(encoding="utf-8")
+    loader = _Loader(text)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         raise YamlError(Diagnostic(name, "", f"invalid YAML: {exc}", line=line)) from exc
+    finally:
+        loader.dispose()
     lines: dict[Loc, int] = {}
     if node is not None:
         _walk(node, (), lines)

@@ -10,16 +10,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from kopa_gen.cache import cache_dir
 from kopa_gen.spec.world import Table, WorldSpec
 from kopa_gen.world.registry import DATA, GenContext, generators
 
 GENERATORS = Path(__file__).parent / "generators"
-
-
-def cache_dir() -> Path:
-    """`$KOPA_GEN_CACHE`, else `~/.cache/kopa-gen`."""
-    env = os.environ.get("KOPA_GEN_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "kopa-gen"
 
 
 def world_hash(spec: WorldSpec, seed: int) -> str:

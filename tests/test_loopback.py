@@ -1,0 +1,107 @@
+"""`kopa-gen sandbox serve` on loopback, used by a client written against the real APIs' documentation (stdlib
+urllib, real paths and parameter names): only the base URL changes."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+import zipfile
+from collections.abc import Iterator
+
+import pytest
+
+from kopa_gen.world.build import BuiltWorld
+from tests.conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def served(world: BuiltWorld) -> Iterator[tuple[str, dict[str, str]]]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "KOPA_GEN_ROOT": str(ROOT)}
+    cmd = [sys.executable, "-m", "kopa_gen", "sandbox", "serve", "--port", str(port), "--no-limits"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    keys: dict[str, str] = {}
+    try:
+        assert proc.stdout is not None
+        while len(keys) < 4:
+            line = proc.stdout.readline()
+            if not line:
+                raise RuntimeError(proc.stderr.read() if proc.stderr else "sandbox exited")
+            found = re.match(r"(\w+)\s.*key \w+=(\S+)$", line.strip())
+            if found:
+                keys[found.group(1)] = found.group(2)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}", keys
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def get(url: str, **params: str) -> tuple[str, bytes]:
+    with urllib.request.urlopen(url + "?" + urllib.parse.urlencode(params), timeout=30) as response:
+        return response.headers["Content-Type"], response.read()
+
+
+def test_dart_corp_code_zip_and_key_check(served: tuple[str, dict[str, str]]) -> None:
+    base, keys = served
+    kind, body = get(f"{base}/dart/api/corpCode.xml", crtfc_key=keys["dart"])
+    assert kind == "application/zip" and body[:2] == b"PK"
+    xml = zipfile.ZipFile(io.BytesIO(body)).read("CORPCODE.xml").decode()
+    assert "<list><corp_code>00126380</corp_code><corp_name>삼성전자</corp_name>" in xml
+    assert xml.count("<list>") >= 100_000
+    _, error = get(f"{base}/dart/api/company.json", crtfc_key="0" * 40, corp_code="00126380")
+    assert json.loads(error) == {"status": "010", "message": "등록되지 않은 키입니다."}
+    _, company = get(f"{base}/dart/api/company.json", crtfc_key=keys["dart"], corp_code="00126380")
+    assert json.loads(company)["corp_name"] == "삼성전자(주)"
+    _, xml_company = get(f"{base}/dart/api/company.xml", crtfc_key=keys["dart"], corp_code="00126380")
+    assert b"<status>000</status>" in xml_company
+
+
+def test_neis_hub(served: tuple[str, dict[str, str]]) -> None:
+    base, keys = served
+    _, body = get(f"{base}/neis/hub/schoolInfo", KEY=keys["neis"], Type="json", pSize="5", ATPT_OFCDC_SC_CODE="E10")
+    data = json.loads(body)
+    head, rows = data["schoolInfo"][0]["head"], data["schoolInfo"][1]["row"]
+    assert head[1]["RESULT"]["CODE"] == "INFO-000" and len(rows) == 5 and head[0]["list_total_count"] > 5
+    _, too_big = get(f"{base}/neis/hub/schoolInfo", KEY=keys["neis"], Type="json", pSize="1001")
+    assert json.loads(too_big)["RESULT"]["CODE"] == "ERROR-336"
+    _, xml = get(f"{base}/neis/hub/schoolInfo", KEY=keys["neis"], pSize="1", ATPT_OFCDC_SC_CODE="E10")
+    assert xml.startswith(b'<?xml version="1.0" encoding="UTF-8"?><schoolInfo><head><list_total_count>')
+
+
+def test_fsc_and_region_on_datagokr(served: tuple[str, dict[str, str]]) -> None:
+    base, keys = served
+    _, body = get(
+        f"{base}/fsc/1160100/GetStockSecuritiesInfoService_V2/getStockPriceInfo_V2",
+        serviceKey=keys["fsc"],
+        resultType="json",
+        likeSrtnCd="005930",
+        numOfRows="1",
+    )
+    item = json.loads(body)["response"]["body"]["items"]["item"]
+    assert isinstance(item, dict) and item["srtnCd"] == "005930" and item["isinCd"] == "KR7005930003"
+    kind, body = get(
+        f"{base}/region/1741000/StanReginCd/getStanReginCdList",
+        ServiceKey=keys["region"],
+        type="json",
+        locatadd_nm="서울특별시 송파구 잠실동",
+    )
+    assert kind.startswith("text/html")
+    assert json.loads(body)["StanReginCd"][1]["row"][0]["region_cd"] == "1171010100"
+    _, bad = get(f"{base}/region/1741000/StanReginCd/getStanReginCdList", ServiceKey="nope", type="json")
+    assert b"<returnReasonCode>30</returnReasonCode>" in bad
