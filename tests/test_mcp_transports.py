@@ -78,7 +78,7 @@ async def test_stdio_transport(world: BuiltWorld) -> None:
         check_listing(listed.tools, "region")
         result = await client.call_tool("region_list_legal_districts", QUERY)
         assert result.structured_content is not None
-        assert [r["locallow_nm"] for r in result.structured_content["rows"]] == ["풍납동", "거여동", "마천동"]
+        assert [r["locallow_nm"] for r in result.structured_content["rows"]] == ["풍납동", "송파동", "석촌동"]
 
 
 def free_port() -> int:

@@ -14,6 +14,7 @@ import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -89,6 +90,11 @@ class Sandbox:
         if fault in HTTP_FAULTS:
             status, text = HTTP_FAULTS[fault]
             return Reply(status, f"<html><body><h1>{status} {text}</h1></body></html>".encode(), "text/html")
+        if op.kopa.shape == "file":
+            # Building a bulk file takes seconds the first time; keep the event loop free for other clients.
+            return await anyio.to_thread.run_sync(
+                lambda: self.respond(platform, op, path, params, provider_fault=fault == "provider")
+            )
         return self.respond(platform, op, path, params, provider_fault=fault == "provider")
 
     def respond(

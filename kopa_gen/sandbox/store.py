@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,9 +91,13 @@ class WorldStore:
             cur = self.db.execute(sql, args)
             return [dict(zip(columns, row, strict=True)) for row in cur]
 
-    def file(self, key: str, build: Any) -> bytes:
-        """Bulk downloads are built once per world and kept."""
+    def file(self, key: str, build: Callable[[], bytes]) -> bytes:
+        """Bulk downloads are built once per world and kept. The build runs outside the lock (it queries the
+        store itself, and other requests must not wait for it)."""
         with self._lock:
-            if key not in self._files:
-                self._files[key] = build()
-            return self._files[key]
+            cached = self._files.get(key)
+        if cached is None:
+            cached = build()
+            with self._lock:
+                cached = self._files.setdefault(key, cached)
+        return cached

@@ -27,7 +27,11 @@ class Table(StrictModel):
     generator: str = Field(description="Name of the registered generator (kopa_gen/world/generators/).")
     params: dict[str, Any] = Field(default_factory=dict, description="Generator parameters (sizes, ranges).")
     columns: list[Column] = Field(min_length=1)
-    indexes: list[list[str]] = Field(default_factory=list, description="Column lists to index.")
+    indexes: list[list[str]] = Field(
+        default_factory=list,
+        description="Column lists to index; a column may end in ' DESC' (e.g. ['basDt DESC', 'srtnCd']) to match a "
+        "mixed-direction ORDER BY.",
+    )
     anchors: list[dict[str, Any]] = Field(
         default_factory=list, description="Real, well-known rows the generator must include verbatim."
     )

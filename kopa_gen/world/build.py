@@ -83,7 +83,7 @@ def build_into(spec: WorldSpec, seed: int, path: Path) -> None:
         db.execute(f'CREATE TABLE "{table.name}" ({cols})')
         _fill(db, ctx, table, registry[table.generator])
         for i, index in enumerate(table.indexes):
-            cols = ", ".join(f'"{c}"' for c in index)
+            cols = ", ".join(_index_column(c) for c in index)
             db.execute(f'CREATE INDEX "ix_{table.name}_{i}" ON "{table.name}" ({cols})')
         db.commit()
     for view in spec.views:
@@ -91,6 +91,13 @@ def build_into(spec: WorldSpec, seed: int, path: Path) -> None:
     db.execute("ANALYZE")
     db.commit()
     db.close()
+
+
+def _index_column(spec: str) -> str:
+    name, _, direction = spec.partition(" ")
+    if direction.strip().upper() not in ("", "ASC", "DESC"):
+        raise ValueError(f"index column {spec!r}: only ' ASC' or ' DESC' may follow the name")
+    return f'"{name}" {direction.strip().upper()}'.strip()
 
 
 def _fill(db: sqlite3.Connection, ctx: GenContext, table: Table, gen: object) -> None:

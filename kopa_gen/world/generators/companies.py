@@ -348,6 +348,8 @@ def companies(ctx: GenContext, table: Table) -> Iterator[Row]:
 
     codes: set[str] = set(anchors)
     stock_codes: set[str] = {a["stock_code"] for a in table.anchors if a.get("stock_code")}
+    jurirs: set[str] = {a["jurir_no"] for a in table.anchors}
+    listed_names: set[str] = {a["corp_name"] for a in table.anchors}
     listed_plan: list[str] = []
     for cls, count in MARKETS:
         already = sum(1 for a in table.anchors if a.get("corp_cls") == cls)
@@ -369,6 +371,10 @@ def companies(ctx: GenContext, table: Table) -> Iterator[Row]:
                 codes.add(code)
                 break
         name, eng = company_name(rng)
+        while cls != "E" and name in listed_names:  # KRX item names are unique among listed companies
+            name, eng = company_name(rng)
+        if cls != "E":
+            listed_names.add(name)
         region_cd, _ = rng.choice(pool)
         est = dt.date(1950, 1, 1) + dt.timedelta(days=rng.randrange(0, 27000))
         if est >= today:
@@ -393,9 +399,13 @@ def companies(ctx: GenContext, table: Table) -> Iterator[Row]:
                 + rng.randrange(0, 999) * 1000
             )
             price = int(round(rng.lognormvariate(9.3, 1.0), -1)) or 1000
-        office = rng.choice(("1101", "1201", "1301", "1311", "1344", "1358", "1801", "2001", "1601", "1746"))
-        jurir_body = f"{office}11{rng.randrange(0, 999999):06d}"
-        jurir_no = jurir_body + check_digit_10(jurir_body)
+        while True:
+            office = rng.choice(("1101", "1201", "1301", "1311", "1344", "1358", "1801", "2001", "1601", "1746"))
+            jurir_body = f"{office}11{rng.randrange(0, 999999):06d}"
+            jurir_no = jurir_body + check_digit_10(jurir_body)
+            if jurir_no not in jurirs:
+                jurirs.add(jurir_no)
+                break
         biz_body = f"{rng.randrange(101, 899)}{rng.randrange(81, 88)}{rng.randrange(0, 9999):04d}"
         bizr_no = biz_body + bizr_check(biz_body)
         area = AREA_CODES.get(region_cd[:2], "02")
