@@ -58,9 +58,11 @@ async def run_demo(project: Project) -> int:
         fsc_revenue = next(r for r in summary["rows"] if r["fnclDcd"] == "110")["enpSaleAmt"]
         assert revenue.replace(",", "") == fsc_revenue, (revenue, fsc_revenue)
         print("4. The head office's legal district, and schools there")
-        district = " ".join(company["adres"].split()[:4])
-        regions = await call("region_list_legal_districts", {"locatadd_nm": district})
-        gu = " ".join(district.split()[:3])
+        gu = " ".join(company["adres"].split()[:3])
+        regions = await call("region_list_legal_districts", {"locatadd_nm": gu, "numOfRows": 100})
+        dong = next(
+            r for r in regions["rows"] if r["umd_cd"] != "000" and r["locallow_nm"] in company["adres"]
+        )
         schools = await call("neis_search_schools", {"ATPT_OFCDC_SC_CODE": "J10", "SCHUL_NM": "매탄"})
         in_gu = [s for s in schools["rows"] if s["ORG_RDNMA"].startswith(gu)]
         print("5. The largest handoff: every stock price row, paged")
@@ -68,7 +70,7 @@ async def run_demo(project: Project) -> int:
     print()
     print(f"{samsung['corp_name']} corp_code {samsung['corp_code']} stock {samsung['stock_code']}")
     print(f"  closing price {latest['basDt']}: {int(latest['clpr']):,} won; 2025 revenue (CFS) {revenue} won")
-    print(f"  head office {company['adres']!r} -> legal district {regions['rows'][0]['region_cd']}")
+    print(f"  head office {company['adres']!r} -> legal district {dong['region_cd']} ({dong['locatadd_nm']})")
     print(f"  schools named like '매탄' in {gu}: {len(in_gu)}")
     print(f"  unfiltered stock-price records: {everything['total_count']:,}")
     return 0

@@ -74,7 +74,9 @@ def test_dart_corp_code_zip_and_key_check(served: tuple[str, dict[str, str]]) ->
 
 def test_neis_hub(served: tuple[str, dict[str, str]]) -> None:
     base, keys = served
-    _, body = get(f"{base}/neis/hub/schoolInfo", KEY=keys["neis"], Type="json", pSize="5", ATPT_OFCDC_SC_CODE="E10")
+    _, body = get(
+        f"{base}/neis/hub/schoolInfo", KEY=keys["neis"], Type="json", pSize="5", ATPT_OFCDC_SC_CODE="E10"
+    )
     data = json.loads(body)
     head, rows = data["schoolInfo"][0]["head"], data["schoolInfo"][1]["row"]
     assert head[1]["RESULT"]["CODE"] == "INFO-000" and len(rows) == 5 and head[0]["list_total_count"] > 5

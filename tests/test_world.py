@@ -30,8 +30,16 @@ def test_same_seed_same_bytes_other_seed_other_world(project: Project, tmp_path:
     build_into(spec, 11, tmp_path / "b.sqlite")  # type: ignore[arg-type]
     build_into(spec, 12, tmp_path / "c.sqlite")  # type: ignore[arg-type]
     assert digest(tmp_path / "a.sqlite") == digest(tmp_path / "b.sqlite")
-    a = sqlite3.connect(tmp_path / "a.sqlite").execute("SELECT corp_code FROM companies ORDER BY 1").fetchall()
-    c = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT corp_code FROM companies ORDER BY 1").fetchall()
+    a = (
+        sqlite3.connect(tmp_path / "a.sqlite")
+        .execute("SELECT corp_code FROM companies ORDER BY 1")
+        .fetchall()
+    )
+    c = (
+        sqlite3.connect(tmp_path / "c.sqlite")
+        .execute("SELECT corp_code FROM companies ORDER BY 1")
+        .fetchall()
+    )
     assert a != c
     anchor = "SELECT corp_name, stock_code FROM companies WHERE corp_code = '00126380'"
     assert sqlite3.connect(tmp_path / "c.sqlite").execute(anchor).fetchone() == ("삼성전자", "005930")
@@ -45,10 +53,29 @@ def test_sizes_and_anchors(world: BuiltWorld) -> None:
     assert one("SELECT COUNT(*) FROM fsc_stock_prices") >= 224_958
     assert one("SELECT COUNT(*) FROM region_legal_districts") == 20_564
     offices = {r[0] for r in db.execute("SELECT DISTINCT ATPT_OFCDC_SC_CODE FROM neis_schools")}
-    assert offices == {"B10", "C10", "D10", "E10", "F10", "G10", "H10", "I10", "J10", "K10", "M10", "N10",
-                       "P10", "Q10", "R10", "S10", "T10"}
+    assert offices == {
+        "B10",
+        "C10",
+        "D10",
+        "E10",
+        "F10",
+        "G10",
+        "H10",
+        "I10",
+        "J10",
+        "K10",
+        "M10",
+        "N10",
+        "P10",
+        "Q10",
+        "R10",
+        "S10",
+        "T10",
+    }
     sidos = {r[0] for r in db.execute("SELECT locatadd_nm FROM region_legal_districts WHERE sgg_cd = '000'")}
-    assert len(sidos) == 17 and "강원특별자치도" in sidos and "전북특별자치도" in sidos and "강원도" not in sidos
+    assert (
+        len(sidos) == 17 and "강원특별자치도" in sidos and "전북특별자치도" in sidos and "강원도" not in sidos
+    )
 
 
 def test_company_is_the_same_company_everywhere(world: BuiltWorld) -> None:
@@ -74,7 +101,9 @@ def test_addresses_are_real_legal_districts(world: BuiltWorld) -> None:
         "SELECT COUNT(*) FROM companies c LEFT JOIN regions r ON r.region_cd = c.region_cd "
         "WHERE r.region_cd IS NULL OR r.abolished = 1 OR substr(c.adres, 1, length(r.name)) != r.name"
     ).fetchone()[0]
-    assert bad == 1, "only Samsung's real address (double space after 영통구) differs from the master's spelling"
+    assert bad == 1, (
+        "only Samsung's real address (double space after 영통구) differs from the master's spelling"
+    )
     sido_names = {r[0] for r in db.execute("SELECT name FROM regions WHERE abolished = 0 AND sgg_cd = '000'")}
     schools = db.execute("SELECT LCTN_SC_NM, ORG_RDNMA FROM neis_schools").fetchall()
     assert schools and all(lctn in sido_names and addr.startswith(lctn + " ") for lctn, addr in schools)

@@ -194,7 +194,9 @@ class Sandbox:
                 add_row(root, spec.row_element, coerce(props, row))
             buf = io.BytesIO()
             with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-                zf.writestr(zipfile.ZipInfo(spec.member, date_time=(2026, 1, 1, 0, 0, 0)), xml_bytes(root))
+                info = zipfile.ZipInfo(spec.member, date_time=(2026, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED  # a ZipInfo does not inherit the archive's default
+                zf.writestr(info, xml_bytes(root))
             return buf.getvalue()
 
         body = self.store.file(f"{platform.id}:{op.operation_id}", build)

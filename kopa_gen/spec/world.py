@@ -33,7 +33,9 @@ class Table(StrictModel):
         "mixed-direction ORDER BY.",
     )
     anchors: list[dict[str, Any]] = Field(
-        default_factory=list, description="Real, well-known rows the generator must include verbatim."
+        default_factory=list,
+        description="Real, well-known facts the generator must respect: whole rows, or per-entity figures such as "
+        "a company's scale (what each generator does with them is in its docstring).",
     )
 
 

@@ -400,7 +400,9 @@ def companies(ctx: GenContext, table: Table) -> Iterator[Row]:
             )
             price = int(round(rng.lognormvariate(9.3, 1.0), -1)) or 1000
         while True:
-            office = rng.choice(("1101", "1201", "1301", "1311", "1344", "1358", "1801", "2001", "1601", "1746"))
+            office = rng.choice(
+                ("1101", "1201", "1301", "1311", "1344", "1358", "1801", "2001", "1601", "1746")
+            )
             jurir_body = f"{office}11{rng.randrange(0, 999999):06d}"
             jurir_no = jurir_body + check_digit_10(jurir_body)
             if jurir_no not in jurirs:
@@ -432,7 +434,8 @@ def companies(ctx: GenContext, table: Table) -> Iterator[Row]:
                 fax,
                 rng.choice(INDUSTRIES),
                 est.strftime("%Y%m%d"),
-                rng.choice(("12", "12", "12", "12", "03", "06", "09")),
+                # Listed companies close their books in December (the statements assume it); others vary.
+                "12" if cls != "E" else rng.choice(("12", "12", "12", "12", "03", "06", "09")),
                 modify.strftime("%Y%m%d"),
                 listed_dt,
                 shares,

@@ -645,7 +645,8 @@ class MarketBuilder:
         reports: dict[str, list[tuple[int, str]]] = {}
         for code, year, reprt in self.ctx.rows(
             "SELECT corp_code, bsns_year, reprt_code FROM financials WHERE fs_div = 'CFS' "
-            "AND reprt_code IN ('11011', '11012') ORDER BY corp_code, bsns_year, reprt_code"
+            "AND reprt_code IN ('11011', '11012') AND bsns_year >= ? ORDER BY corp_code, bsns_year, reprt_code",
+            str(FIRST_DAY.year),
         ):
             reports.setdefault(code, []).append((int(year), reprt))
         corps: list[Corp] = []
@@ -707,7 +708,7 @@ class MarketBuilder:
         )
         birth = f"{rng.randint(lo, hi)}년 {rng.randint(1, 12):02d}월"
         other = rng.choice(self.unlisted)
-        scale = {SIZE_BIG: 1.0, SIZE_MID: 0.35, SIZE_SMALL: 0.15}[c.size]
+        scale = {SIZE_BIG: 1.0, SIZE_MID: 0.3, SIZE_SMALL: 0.1}[c.size]
         if kind == "inside":
             ofcps = rng.choice(("사장", "부사장", "부사장", "전무", "이사"))
             job = rng.choice(INSIDE_JOBS)
@@ -823,8 +824,8 @@ class MarketBuilder:
         ceo.pay = int(
             {
                 SIZE_BIG: rng.uniform(1.5e9, 6e9),
-                SIZE_MID: rng.uniform(4e8, 1.2e9),
-                SIZE_SMALL: rng.uniform(1.5e8, 5e8),
+                SIZE_MID: rng.uniform(3e8, 9e8),
+                SIZE_SMALL: rng.uniform(1.0e8, 3.0e8),
             }[c.size]
         )
         c.officers.append(ceo)
@@ -1171,8 +1172,19 @@ class MarketBuilder:
             )
         )
         events: list[tuple[dt.date, int, str, Any]] = [(day, -1, "tsstk_row", len(self.tsstk) - 1)]
+        # bought in three monthly-ish tranches; a buyback still running today is partly done
+        for k in (1, 2, 3):
+            tranche_day = begin + (end - begin) * k / 3
+            if tranche_day <= self.cutoff:
+                events.append(
+                    (
+                        tranche_day,
+                        1,
+                        "acquire",
+                        (qty * k // 3 - qty * (k - 1) // 3, qty_p * k // 3 - qty_p * (k - 1) // 3),
+                    )
+                )
         if end <= self.cutoff:
-            events.append((end, 1, "acquire", (qty, qty_p)))
             cancel = cancel or (weekday(end + dt.timedelta(days=rng.randint(7, 30))) if burn else None)
             if cancel is not None and cancel <= self.cutoff:
                 events.append((cancel, 2, "cancel", (qty, qty_p)))
@@ -2146,8 +2158,9 @@ def dart_filings(ctx: GenContext, table: Table) -> Iterator[Row]:
     ] = []  # day, corp, name, filer, rm, ty, detail, exch
 
     for code, rcept_no, rcept_dt, year, reprt in ctx.rows(
-        "SELECT corp_code, rcept_no, min(rcept_dt), bsns_year, reprt_code FROM financials "
-        "GROUP BY corp_code, rcept_no ORDER BY rcept_no"
+        "SELECT corp_code, rcept_no, min(rcept_dt), bsns_year, reprt_code FROM financials WHERE rcept_dt >= ? "
+        "GROUP BY corp_code, rcept_no ORDER BY rcept_no",
+        f"{first:%Y%m%d}",
     ):
         kind, detail, month = PERIODIC[reprt]
         name = f"{kind} ({year}.{month:02d})"

@@ -35,16 +35,23 @@ def financials(ctx: GenContext, table: Table) -> Iterator[Row]:
     current_assets, noncurrent_assets, total_assets, current_liabilities, noncurrent_liabilities,
     total_liabilities, capital_stock, retained_earnings, total_equity."""
     rng = ctx.rng(table.name)
-    years = [int(y) for y in table.params.get("years", [2023, 2024, 2025, 2026])]
+    years = [int(y) for y in table.params.get("years", [2021, 2022, 2023, 2024, 2025, 2026])]
     listed = ctx.rows(
         "SELECT corp_code, shares, base_price FROM companies WHERE corp_cls != 'E' ORDER BY corp_code"
     )
     per_date: dict[dt.date, int] = {}
     out: list[tuple[Any, ...]] = []
+    anchors = {str(a["corp_code"]): a for a in table.anchors}
     for corp_code, shares, price in listed:
         market_cap = shares * price
         sales = market_cap * rng.uniform(0.3, 2.5)
         margin = rng.uniform(-0.05, 0.18)
+        par = rng.choice((100, 500, 500, 5000))
+        anchor = anchors.get(corp_code)
+        if anchor is not None:  # scale and margin from public figures; the quarterly split stays synthetic
+            sales = float(anchor["annual_revenue"]) / 4 / 1.05
+            margin = float(anchor["margin"])
+            par = int(anchor["par"])
         assets = sales * rng.uniform(0.8, 2.2)
         debt_ratio = rng.uniform(0.2, 0.7)
         sep = rng.uniform(0.55, 0.95)  # separate statements as a share of consolidated
@@ -72,7 +79,8 @@ def financials(ctx: GenContext, table: Table) -> Iterator[Row]:
                 current_assets = total_assets * rng.uniform(0.3, 0.6)
                 current_liab = total_liab * rng.uniform(0.4, 0.8)
                 equity = total_assets - total_liab
-                capital = shares * rng.choice((100, 500, 5000))
+                capital = shares * par
+                surplus = capital * 2.5
                 for fs_div, scale in (("CFS", 1.0), ("OFS", sep)):
 
                     def w(x: float, scale: float = scale) -> int:
@@ -111,7 +119,7 @@ def financials(ctx: GenContext, table: Table) -> Iterator[Row]:
                             w(total_liab) - w(current_liab),
                             w(total_liab),
                             w(capital),
-                            w(max(0.0, equity - capital)),
+                            w(max(0.0, equity - capital - surplus)),
                             w(total_assets) - w(total_liab),
                         )
                     )
