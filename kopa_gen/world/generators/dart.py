@@ -16,126 +16,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kopa_gen.spec.world import Table
+from kopa_gen.world.generators.companies import FAMILY
 from kopa_gen.world.registry import GenContext, Row, generator
 
 FIRST_DAY = dt.date(2023, 1, 1)
-FAMILY = [
-    "김",
-    "이",
-    "박",
-    "최",
-    "정",
-    "강",
-    "조",
-    "윤",
-    "장",
-    "임",
-    "한",
-    "오",
-    "서",
-    "신",
-    "권",
-    "황",
-    "안",
-    "송",
-    "류",
-    "전",
-    "홍",
-    "고",
-    "문",
-    "양",
-    "손",
-    "배",
-    "백",
-    "허",
-    "유",
-    "남",
-]
-MALE = [
-    "민준",
-    "서준",
-    "도윤",
-    "예준",
-    "시우",
-    "하준",
-    "주원",
-    "지호",
-    "지후",
-    "준서",
-    "영수",
-    "정호",
-    "성민",
-    "재현",
-    "동훈",
-    "상철",
-    "종훈",
-    "병철",
-    "승우",
-    "태호",
-]
-FEMALE = [
-    "서연",
-    "서윤",
-    "지우",
-    "서현",
-    "하은",
-    "민서",
-    "하윤",
-    "윤서",
-    "지민",
-    "채원",
-    "경희",
-    "미경",
-    "은정",
-    "혜진",
-    "수진",
-    "지영",
-    "은주",
-    "현정",
-]
+MALE = ["민준", "서준", "도윤", "예준", "시우", "하준", "주원", "지호", "지후", "준서", "영수", "정호", "성민", "재현", "동훈", "상철", "종훈", "병철", "승우", "태호"]
+FEMALE = ["서연", "서윤", "지우", "서현", "하은", "민서", "하윤", "윤서", "지민", "채원", "경희", "미경", "은정", "혜진", "수진", "지영", "은주", "현정"]
 CASH_SHARE = 0.24  # cash and equivalents as a share of current assets (dart_fs_cells uses the same constant)
 
 # ------------------------------------------------------------------------------------------------ static tables
 # Bases of dart_fs_cells: the amounts a statement line can be derived from (see the view for their formulas).
-BASES = [
-    "rev",
-    "oi",
-    "pti",
-    "ni",
-    "ca",
-    "nca",
-    "ta",
-    "cl",
-    "ncl",
-    "tl",
-    "cap",
-    "re",
-    "te",
-    "zero",
-    "nonop",
-    "tax",
-    "nci_ni",
-    "nio",
-    "eps",
-    "cash",
-    "nci",
-    "owners",
-    "oeq",
-    "dcash",
-    "dcap",
-    "dre",
-    "doeq",
-    "downers",
-    "dnci",
-    "dte",
-    "cash_l",
-    "cap_l",
-    "re_l",
-    "oeq_l",
-    "owners_l",
-    "nci_l",
-    "te_l",
-]
+BASES = ["rev", "oi", "pti", "ni", "ca", "nca", "ta", "cl", "ncl", "tl", "cap", "re", "te", "zero", "nonop", "tax", "nci_ni", "nio", "eps", "cash", "nci", "owners", "oeq", "dcash", "dcap", "dre", "doeq", "downers", "dnci", "dte", "cash_l", "cap_l", "re_l", "oeq_l", "owners_l", "nci_l", "te_l"]
 
 # fnlttSinglAcnt: (basis, sj_div, sj_nm, account_nm, ord)
 MAJOR_ACCOUNTS = (
@@ -445,18 +336,7 @@ class ReceiptBook:
 
 # ------------------------------------------------------------------------------------------------ the market model
 SIZE_BIG, SIZE_MID, SIZE_SMALL = "big", "mid", "small"
-INSIDE_JOBS = (
-    "경영총괄",
-    "재무총괄(CFO)",
-    "경영지원본부장",
-    "연구소장",
-    "영업본부장",
-    "생산본부장",
-    "전략기획실장",
-    "사업부장",
-    "기술총괄(CTO)",
-    "품질경영본부장",
-)
+INSIDE_JOBS = ["경영총괄", "재무총괄(CFO)", "경영지원본부장", "연구소장", "영업본부장", "생산본부장", "전략기획실장", "사업부장", "기술총괄(CTO)", "품질경영본부장"]
 OUTER_CAREERS = (
     "대학교 경영학과 교수",
     "대학교 경제학과 교수",
@@ -469,23 +349,8 @@ OUTER_CAREERS = (
     "산업통상자원부 실장",
     "금융감독원 부원장보",
 )
-UNIVERSITIES = ("서울", "연세", "고려", "성균관", "한양", "카이스트", "서강", "이화여자", "부산", "경북")
-UNREG_JOBS = (
-    "경영지원",
-    "재무",
-    "인사",
-    "영업",
-    "마케팅",
-    "구매",
-    "생산",
-    "품질",
-    "연구개발",
-    "해외영업",
-    "IT전략",
-    "법무",
-    "홍보",
-    "기획",
-)
+UNIVERSITIES = ["서울", "연세", "고려", "성균관", "한양", "카이스트", "서강", "이화여자", "부산", "경북"]
+UNREG_JOBS = ["경영지원", "재무", "인사", "영업", "마케팅", "구매", "생산", "품질", "연구개발", "해외영업", "IT전략", "법무", "홍보", "기획"]
 EXTERNAL_HOLDERS = (
     "BlackRock Fund Advisors",
     "The Capital Group Companies, Inc.",
@@ -1789,28 +1654,7 @@ def dart_top_pay(ctx: GenContext, table: Table) -> Iterator[Row]:
 
 
 # ------------------------------------------------------------------------------------------------ DS002 extras
-SEGMENTS = (
-    "반도체",
-    "디스플레이",
-    "가전",
-    "소재",
-    "화학",
-    "건설",
-    "유통",
-    "제약",
-    "바이오",
-    "모바일",
-    "자동차부품",
-    "에너지",
-    "플랫폼",
-    "게임",
-    "금속",
-    "기계",
-    "식품",
-    "섬유",
-    "물류",
-    "IT서비스",
-)
+SEGMENTS = ["반도체", "디스플레이", "가전", "소재", "화학", "건설", "유통", "제약", "바이오", "모바일", "자동차부품", "에너지", "플랫폼", "게임", "금속", "기계", "식품", "섬유", "물류", "IT서비스"]
 
 
 def annual_reports(ctx: GenContext, fs_div: str) -> dict[tuple[str, int, str], tuple[int, int]]:
@@ -2116,22 +1960,7 @@ def dart_investments(ctx: GenContext, table: Table) -> Iterator[Row]:
 
 
 # ------------------------------------------------------------------------------------------------ list.json index
-AUDITORS = (
-    "삼일회계법인",
-    "삼정회계법인",
-    "안진회계법인",
-    "한영회계법인",
-    "대주회계법인",
-    "신한회계법인",
-    "한울회계법인",
-    "성현회계법인",
-    "삼덕회계법인",
-    "다산회계법인",
-    "정동회계법인",
-    "우리회계법인",
-    "이촌회계법인",
-    "서일회계법인",
-)
+AUDITORS = ["삼일회계법인", "삼정회계법인", "안진회계법인", "한영회계법인", "대주회계법인", "신한회계법인", "한울회계법인", "성현회계법인", "삼덕회계법인", "다산회계법인", "정동회계법인", "우리회계법인", "이촌회계법인", "서일회계법인"]
 PERIODIC = {
     "11011": ("사업보고서", "A001", 12),
     "11012": ("반기보고서", "A002", 6),
