@@ -45,7 +45,9 @@ def test_same_seed_same_bytes_other_seed_other_world(project: Project, tmp_path:
     assert sqlite3.connect(tmp_path / "c.sqlite").execute(anchor).fetchone() == ("삼성전자", "005930")
 
 
-def test_the_full_world_rebuilds_to_the_same_bytes(project: Project, world: BuiltWorld, tmp_path: Path) -> None:
+def test_the_full_world_rebuilds_to_the_same_bytes(
+    project: Project, world: BuiltWorld, tmp_path: Path
+) -> None:
     """The whole world, every generator and view, built a second time: byte-identical (about 45 s)."""
     build_into(project.world, world.seed, tmp_path / "again.sqlite")
     assert digest(tmp_path / "again.sqlite") == digest(world.path)
