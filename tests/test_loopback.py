@@ -107,3 +107,35 @@ def test_fsc_and_region_on_datagokr(served: tuple[str, dict[str, str]]) -> None:
     assert json.loads(body)["StanReginCd"][1]["row"][0]["region_cd"] == "1171010100"
     _, bad = get(f"{base}/region/1741000/StanReginCd/getStanReginCdList", ServiceKey="nope", type="json")
     assert b"<returnReasonCode>30</returnReasonCode>" in bad
+
+
+@pytest.mark.anyio
+async def test_neispy_third_party_client_works_by_changing_only_its_base_url(
+    served: tuple[str, dict[str, str]],
+) -> None:
+    """neispy 5.0.2 (PyPI), unmodified: its class-level base URL is the one thing pointed at the sandbox."""
+    from neispy import Neispy
+    from neispy.error import DataNotFound, ExceptionsMapping
+
+    base, keys = served
+
+    class LocalNeispy(Neispy):
+        BASE = f"{base}/neis/hub"
+
+    async with LocalNeispy(KEY=keys["neis"]) as neis:
+        schools = await neis.schoolInfo(SCHUL_NM="인천고등학교")
+        (school,) = schools.schoolInfo[1].row
+        assert (school.ATPT_OFCDC_SC_CODE, school.SD_SCHUL_CODE) == ("E10", "7310057")
+        meals = await neis.mealServiceDietInfo(
+            ATPT_OFCDC_SC_CODE="E10", SD_SCHUL_CODE="7310057", MLSV_FROM_YMD="20261101", MLSV_TO_YMD="20261128"
+        )
+        assert meals.mealServiceDietInfo[0].head[0].list_total_count >= 15
+        schedule = await neis.SchoolSchedule(ATPT_OFCDC_SC_CODE="E10", SD_SCHUL_CODE="7310057", AA_YMD="20261009")
+        assert schedule.SchoolSchedule[1].row[0].EVENT_NM == "한글날"
+        # Not acaInsTiInfo: neispy 5.0.2's academy row lacks FA_TELNO, which the live service sends (many real
+        # clients read it), so neispy fails on that service live as well.
+        with pytest.raises(DataNotFound):
+            await neis.schoolInfo(SCHUL_NM="존재하지않는학교이름")
+    async with LocalNeispy(KEY="0" * 32) as wrong:
+        with pytest.raises(ExceptionsMapping["ERROR-290"]):
+            await wrong.schoolInfo(SCHUL_NM="인천고등학교")

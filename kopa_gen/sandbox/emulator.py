@@ -168,8 +168,10 @@ class Sandbox:
         fmt = platform.kopa.format
         if fmt.extension:
             return "json" if path.endswith(".json") else "xml"
-        if fmt.param and fmt.json_value and params.get(fmt.param, "").lower() == fmt.json_value.lower():
-            return "json"
+        if fmt.param and fmt.json_value:
+            for name in (fmt.param, *fmt.aliases):
+                if params.get(name, "").lower() == fmt.json_value.lower():
+                    return "json"
         return "xml"
 
     def _key(self, platform: Platform, params: Mapping[str, str]) -> str | None:

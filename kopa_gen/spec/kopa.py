@@ -95,6 +95,11 @@ class Format(StrictModel):
     """How a client asks for JSON instead of the default XML."""
 
     param: str | None = Field(default=None, description="Query parameter that switches the format.")
+    aliases: list[str] = Field(
+        default_factory=list,
+        description="Other spellings of `param` the platform also accepts (the NEIS hub takes `type` as well as "
+        "`Type`, which clients such as neispy rely on).",
+    )
     json_value: str | None = Field(
         default=None, alias="json", description="Value of `param` that asks for JSON."
     )
