@@ -127,10 +127,15 @@ async def test_neispy_third_party_client_works_by_changing_only_its_base_url(
         (school,) = schools.schoolInfo[1].row
         assert (school.ATPT_OFCDC_SC_CODE, school.SD_SCHUL_CODE) == ("E10", "7310057")
         meals = await neis.mealServiceDietInfo(
-            ATPT_OFCDC_SC_CODE="E10", SD_SCHUL_CODE="7310057", MLSV_FROM_YMD="20261101", MLSV_TO_YMD="20261128"
+            ATPT_OFCDC_SC_CODE="E10",
+            SD_SCHUL_CODE="7310057",
+            MLSV_FROM_YMD="20261101",
+            MLSV_TO_YMD="20261128",
         )
         assert meals.mealServiceDietInfo[0].head[0].list_total_count >= 15
-        schedule = await neis.SchoolSchedule(ATPT_OFCDC_SC_CODE="E10", SD_SCHUL_CODE="7310057", AA_YMD="20261009")
+        schedule = await neis.SchoolSchedule(
+            ATPT_OFCDC_SC_CODE="E10", SD_SCHUL_CODE="7310057", AA_YMD="20261009"
+        )
         assert schedule.SchoolSchedule[1].row[0].EVENT_NM == "한글날"
         # Not acaInsTiInfo: neispy 5.0.2's academy row lacks FA_TELNO, which the live service sends (many real
         # clients read it), so neispy fails on that service live as well.
