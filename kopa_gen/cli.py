@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+from kopa_gen.mcp.generated import generated_module
 from kopa_gen.spec.diagnostics import SpecError
 
 
@@ -19,15 +18,6 @@ def _project(args: argparse.Namespace) -> Any:
     from kopa_gen.project import load_project
 
     return load_project(Path(args.root) if args.root else None)
-
-
-def generated_module(platform_id: str, name: str = "server") -> ModuleType:
-    try:
-        return importlib.import_module(f"generated.servers.{platform_id}.{name}")
-    except ModuleNotFoundError as exc:
-        raise SystemExit(
-            f"no generated server for {platform_id!r}; run `kopa-gen build` first ({exc})"
-        ) from exc
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -68,7 +58,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     project = _project(args)
     platform = project.platform(args.platform)
-    client = live_client(platform) if args.live else sandbox_client(open_sandbox(project), platform.id)
+    live = args.live and not platform.kopa.local  # the workspace exists only locally
+    client = live_client(platform) if live else sandbox_client(open_sandbox(project), platform.id)
     server = generated_module(platform.id).create_server(client)
     if args.transport == "stdio":
         from mcp.server.stdio import stdio_server
@@ -115,7 +106,8 @@ def cmd_call(args: argparse.Namespace) -> int:
     arguments = json.loads(args.arguments)
 
     async def run() -> Any:
-        client = live_client(platform) if args.live else sandbox_client(open_sandbox(project), platform.id)
+        live = args.live and not platform.kopa.local
+        client = live_client(platform) if live else sandbox_client(open_sandbox(project), platform.id)
         async with client:
             box = generated_module(platform.id).create_toolbox(client)
             return await box.call(args.tool, arguments)

@@ -65,15 +65,20 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
 def check_bindings(platforms: list[Platform], world: WorldSpec, diags: Diagnostics) -> None:
     """Every x-kopa source table exists in the world and has every column the row schema promises."""
     columns = columns_of(world)
+    episode = {e.name for e in world.episode}
     for p in platforms:
         for op in p.operations:
             table = op.kopa.source.table
-            where = f"paths.{op.path}.get.x-kopa.source.table"
+            where = f"paths.{op.path}.{op.method}.x-kopa.source.table"
             if table not in columns:
                 diags.error(
                     p.file, where, f"world has no table or view {table!r}; define it under specs/world/"
                 )
                 continue
+            if op.kopa.write is not None and table not in episode:
+                diags.error(
+                    p.file, where, f"write operation on {table!r}, which is not an episode table of the world"
+                )
             missing = [f for f in op.row_fields if f not in columns[table]]
             if missing:
                 diags.error(
@@ -91,7 +96,7 @@ def check_tool_names(platforms: list[Platform], diags: Diagnostics) -> None:
             if op.tool in seen and seen[op.tool] != p.file:
                 diags.error(
                     p.file,
-                    f"paths.{op.path}.get.x-kopa.tool",
+                    f"paths.{op.path}.{op.method}.x-kopa.tool",
                     f"tool {op.tool!r} also defined in {seen[op.tool]}",
                 )
             seen[op.tool] = p.file

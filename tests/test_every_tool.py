@@ -9,8 +9,8 @@ import pytest
 import yaml
 from mcp import Client
 
-from kopa_gen.cli import generated_module
 from kopa_gen.client.validation import SpecValidator
+from kopa_gen.mcp.generated import generated_module
 from kopa_gen.project import Project
 from kopa_gen.sandbox.emulator import Sandbox
 from kopa_gen.sandbox.local import sandbox_client
@@ -52,7 +52,7 @@ async def run(
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("pid", ["dart", "fsc", "neis", "region"])
+@pytest.mark.parametrize("pid", ["dart", "fsc", "neis", "region", "workspace"])
 async def test_every_tool_json_and_xml_agree_and_conform(
     project: Project, sandbox: Sandbox, pid: str
 ) -> None:

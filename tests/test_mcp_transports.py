@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from mcp import Client, StdioServerParameters
 
-from kopa_gen.cli import generated_module
+from kopa_gen.mcp.generated import generated_module
 from kopa_gen.project import Project
 from kopa_gen.sandbox.emulator import Sandbox
 from kopa_gen.sandbox.local import sandbox_client

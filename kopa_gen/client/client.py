@@ -73,7 +73,9 @@ class PlatformClient:
         # data.go.kr issues an already URL-encoded "Encoding" key; decode it once so httpx encodes it once.
         self._key = unquote(key) if key and "%" in key else key
         self.base_url = (base_url or platform.server_url).rstrip("/")
-        self.wire = wire
+        fmt = platform.kopa.format
+        # A platform without a format switch answers in its one format, whatever the caller prefers.
+        self.wire: Wire = wire if fmt.param or fmt.extension else fmt.default
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
         self.on_exchange = on_exchange
@@ -115,7 +117,7 @@ class PlatformClient:
             choice = fmt.json_value if wire == "json" else fmt.xml_value
             if choice:
                 query[fmt.param] = choice
-        return self._http.build_request("GET", self.base_url + path, params=query)
+        return self._http.build_request(op.method.upper(), self.base_url + path, params=query)
 
     async def call(self, op: Operation | str, params: Mapping[str, Any]) -> Result:
         """Call one operation. Raises PlatformError for any non-success code (after retries if environmental)."""

@@ -56,9 +56,11 @@ class SpecValidator:
             self._apps[op.path] = OpenAPI.from_dict(doc, config=config)
         return self._apps[op.path]
 
-    def operation_for(self, url: httpx.URL) -> tuple[Operation, bool] | None:
-        """The operation a URL calls, and whether it asked for the XML variant of a .json path."""
+    def operation_for(self, url: httpx.URL, method: str = "GET") -> tuple[Operation, bool] | None:
+        """The operation a request calls, and whether it asked for the XML variant of a .json path."""
         for op in self.platform.operations:
+            if op.method.upper() != method.upper():
+                continue
             if url.path.endswith(op.path):
                 return op, False
             if op.path.endswith(".json") and url.path.endswith(op.path[:-5] + ".xml"):
@@ -66,7 +68,7 @@ class SpecValidator:
         return None
 
     def __call__(self, request: httpx.Request, response: httpx.Response) -> None:
-        found = self.operation_for(request.url)
+        found = self.operation_for(request.url, request.method)
         if found is None:
             raise AssertionError(f"{request.url.path} is not an operation of {self.platform.id}")
         op, xml_variant = found
@@ -89,7 +91,7 @@ class SpecValidator:
         fmt = self.platform.kopa.format
         if content_type == fmt.json_content_type.split(";")[0].strip().lower():
             content_type = "application/json"
-        declared = app.spec / "paths" / op.path / "get" / "responses" / "200" / "content"
+        declared = app.spec / "paths" / op.path / op.method / "responses" / "200" / "content"
         if xml_variant or content_type not in declared:
             return  # XML bodies and gateway answers are not described by JSON schemas in the spec
         if content_type != "application/json":

@@ -116,9 +116,9 @@ def tools_json(platform: Platform, folder: Path) -> str:
                 output_schema=_schema(binding.result),
                 annotations=types.ToolAnnotations(
                     read_only_hint=op.kopa.effect == "read",
-                    destructive_hint=False,
-                    idempotent_hint=op.kopa.effect == "read",
-                    open_world_hint=True,
+                    destructive_hint=op.kopa.write is not None and op.kopa.write.mode == "delete",
+                    idempotent_hint=True,  # reads, upserts and deletes by key all are
+                    open_world_hint=not platform.kopa.local,
                 ),
             )
             listed.append(tool.model_dump(by_alias=True, exclude_none=True, mode="json"))

@@ -15,6 +15,7 @@ from kopa_gen.spec.kopa import Envelope
 
 FAMILIES: dict[Envelope, Family] = {
     "dart": DartFamily(),
+    "flat": DartFamily(),  # the same flat {status, message, list} shape, for kopa-gen's own workspace platform
     "datagokr": DataGoKrFamily(),
     "hub": HubFamily(),
     "stanregin": StanReginFamily(),

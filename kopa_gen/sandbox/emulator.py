@@ -24,9 +24,11 @@ from kopa_gen.envelopes import FAMILIES, Page, Reply, Wire
 from kopa_gen.envelopes.base import add_row, coerce, xml_bytes
 from kopa_gen.envelopes.gateway import render_gateway
 from kopa_gen.sandbox.config import SandboxConfig
+from kopa_gen.sandbox.episode import EpisodeStore
 from kopa_gen.sandbox.limits import FaultPlan, Meter
 from kopa_gen.sandbox.store import WorldStore
 from kopa_gen.spec.platform import Operation, Param, Platform
+from kopa_gen.spec.world import EpisodeTable
 
 HTTP_FAULTS = {
     "http_500": (500, "Internal Server Error"),
@@ -46,9 +48,11 @@ class Sandbox:
         store: WorldStore,
         config: SandboxConfig | None = None,
         clock: Callable[[], float] = time.monotonic,
+        episode: Sequence[EpisodeTable] = (),
     ) -> None:
         self.platforms = {p.id: p for p in platforms}
         self.store = store
+        self.episode = EpisodeStore(episode)
         self.config = config or SandboxConfig()
         self.meter = Meter(clock)
         self.faults = FaultPlan(self.config.faults, self.config.seed)
@@ -67,9 +71,8 @@ class Sandbox:
                 if platform.kopa.format.extension and op.kopa.shape != "file":
                     paths.append(re.sub(r"\.json$", ".xml", op.path))
                 for path in paths:
-                    routes.append(
-                        Route(self.prefix(platform) + path, self._endpoint(platform, op), methods=["GET"])
-                    )
+                    endpoint = self._endpoint(platform, op)
+                    routes.append(Route(self.prefix(platform) + path, endpoint, methods=[op.method.upper()]))
         return routes
 
     def _endpoint(self, platform: Platform, op: Operation) -> Callable[[Request], Any]:
@@ -137,8 +140,17 @@ class Sandbox:
         columns = list(props)
         if op.kopa.shape == "file":
             return self._file(platform, op)
+        store: WorldStore | EpisodeStore = self.episode if src.table in self.episode else self.store
         if op.kopa.shape == "record":
-            found = self.store.select(src.table, columns, src.filters, params, src.order, limit=1)
+            found = store.select(src.table, columns, src.filters, params, src.order, limit=1)
+            if op.kopa.write is not None:
+                row = {column: params.get(param) for column, param in op.kopa.write.values.items()}
+                if op.kopa.write.mode == "delete":
+                    if not self.episode.delete(src.table, row):
+                        return say(answers.no_data)
+                    return say(answers.ok, record=coerce(props, found[0]))
+                self.episode.upsert(src.table, row)
+                found = store.select(src.table, columns, src.filters, params, src.order, limit=1)
             if not found:
                 return say(answers.no_data)
             return say(answers.ok, record=coerce(props, found[0]))
@@ -149,16 +161,14 @@ class Sandbox:
             size = int(params.get(paging.size) or paging.default_size)
             if key is None:
                 size = min(size, SAMPLE_ROWS)
-            total = self.store.count(src.table, src.filters, params)
+            total = store.count(src.table, src.filters, params)
             rows = (
-                self.store.select(
-                    src.table, columns, src.filters, params, src.order, size, (page_no - 1) * size
-                )
+                store.select(src.table, columns, src.filters, params, src.order, size, (page_no - 1) * size)
                 if total > (page_no - 1) * size
                 else []
             )
         else:
-            rows = self.store.select(src.table, columns, src.filters, params, src.order)
+            rows = store.select(src.table, columns, src.filters, params, src.order)
             total, page_no, size = len(rows), 1, len(rows)
         if total == 0:
             return say(answers.no_data, page=Page([], 0, page_no, size))
@@ -172,7 +182,8 @@ class Sandbox:
             for name in (fmt.param, *fmt.aliases):
                 if params.get(name, "").lower() == fmt.json_value.lower():
                     return "json"
-        return "xml"
+            return "xml"
+        return fmt.default
 
     def _key(self, platform: Platform, params: Mapping[str, str]) -> str | None:
         names: tuple[str, ...] = (platform.key_param,)

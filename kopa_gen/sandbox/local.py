@@ -26,7 +26,7 @@ def _store(path: Path) -> WorldStore:
 def open_sandbox(project: Project, config: SandboxConfig | None = None, seed: int | None = None) -> Sandbox:
     """A fresh sandbox (own counters and fault stream) over the shared world of this seed."""
     world = ensure_world(project.world, seed)
-    return Sandbox(project.platforms, _store(world.path), config)
+    return Sandbox(project.platforms, _store(world.path), config, episode=project.world.episode)
 
 
 def sandbox_client(

@@ -109,6 +109,10 @@ class Format(StrictModel):
     extension: bool = Field(
         default=False, description="True when the format is the path suffix (.json / .xml)."
     )
+    default: Literal["xml", "json"] = Field(
+        default="xml",
+        description="What the platform answers when nothing asks for a format (XML almost everywhere).",
+    )
     json_content_type: str = Field(
         default="application/json;charset=UTF-8",
         description="Content-Type the platform sends with JSON (StanReginCd sends text/html).",
@@ -128,7 +132,7 @@ class Limits(StrictModel):
     per_second: int | None = Field(default=None, description="Calls per key per second before the rate code.")
 
 
-Envelope = Literal["dart", "datagokr", "hub", "stanregin"]
+Envelope = Literal["dart", "flat", "datagokr", "hub", "stanregin"]
 
 
 class PlatformKopa(StrictModel):
@@ -137,7 +141,7 @@ class PlatformKopa(StrictModel):
     platform: str = Field(
         pattern=r"^[a-z][a-z0-9]{1,15}$", description="Short id; every tool name starts with it."
     )
-    domain: Domain = Field(description="Benchmark domain of the platform.")
+    domain: Domain | None = Field(description="Benchmark domain; null for the local workspace platform.")
     envelope: Envelope = Field(description="Envelope family of the platform's responses.")
     gateway: Literal["datagokr"] | None = Field(
         default=None, description="Gateway answering key/quota/rate errors in front of the provider, if any."
@@ -151,6 +155,10 @@ class PlatformKopa(StrictModel):
     world: list[str] = Field(
         default_factory=list,
         description="World spec files (under specs/world/) whose tables this platform reads.",
+    )
+    local: bool = Field(
+        default=False,
+        description="The platform exists only inside kopa-gen (the agent's workspace); live mode serves it locally.",
     )
 
 
@@ -185,6 +193,17 @@ class FileSpec(StrictModel):
     max_page_size: int = Field(default=100, description="Largest page the tool returns.")
 
 
+class Write(StrictModel):
+    """How a write operation changes an episode table (the table is `source.table`)."""
+
+    mode: Literal["upsert", "delete"] = Field(
+        description="upsert: insert or replace by key; delete: remove by key."
+    )
+    values: dict[str, str] = Field(
+        description="Column -> request parameter. For delete, the key columns only.", min_length=1
+    )
+
+
 class OperationKopa(StrictModel):
     """Per-operation `x-kopa`."""
 
@@ -199,6 +218,7 @@ class OperationKopa(StrictModel):
         default_factory=list, description="For shape=file: filters the tool applies to the downloaded rows."
     )
     file: FileSpec | None = Field(default=None, description="For shape=file: how the download is laid out.")
+    write: Write | None = Field(default=None, description="For effect: write, what the operation changes.")
     empty_items: Literal["string", "list"] = Field(
         default="string",
         description='data.go.kr only: how 0 rows look in JSON (`items: ""` usually; FSC stock prices send []).',

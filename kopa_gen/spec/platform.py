@@ -32,6 +32,7 @@ class Param:
 class Operation:
     operation_id: str
     path: str
+    method: str
     summary: str
     description: str
     params: tuple[Param, ...]
@@ -167,10 +168,10 @@ def load_platform(path: Path, root: Path) -> tuple[Platform | None, list[Diagnos
     ops: list[Operation] = []
     for route, item in (doc.get("paths") or {}).items():
         for method, raw in (item or {}).items():
-            if method != "get" and method != "post":
+            if method not in ("get", "post", "put", "delete"):
                 continue
             loc: Loc = ("paths", route, method)
-            op = _load_operation(doc, src, loc, route, raw, kopa, diags)
+            op = _load_operation(doc, src, loc, route, method, raw, kopa, diags)
             if op is not None:
                 ops.append(op)
     if kopa is not None:
@@ -183,7 +184,14 @@ def load_platform(path: Path, root: Path) -> tuple[Platform | None, list[Diagnos
 
 
 def _load_operation(
-    doc: JSON, src: Source, loc: Loc, route: str, raw: JSON, kopa: PlatformKopa | None, diags: Diagnostics
+    doc: JSON,
+    src: Source,
+    loc: Loc,
+    route: str,
+    method: str,
+    raw: JSON,
+    kopa: PlatformKopa | None,
+    diags: Diagnostics,
 ) -> Operation | None:
     okopa = validate_model(OperationKopa, raw.get("x-kopa"), src, (*loc, "x-kopa"), diags)
     params: list[Param] = []
@@ -238,11 +246,20 @@ def _load_operation(
             diags.items.append(
                 src.diag((*kloc, "local_filters", i, "column"), f"column {f.column!r} not in row")
             )
+    if (okopa.effect == "write") != (okopa.write is not None):
+        diags.items.append(
+            src.diag(kloc, "an operation has a `write:` block exactly when its effect is write")
+        )
+    if okopa.write is not None:
+        for i, param in enumerate(okopa.write.values.values()):
+            if param not in names:
+                diags.items.append(src.diag((*kloc, "write", "values", i), f"{param!r} is not a parameter"))
     if okopa.shape == "file" and okopa.file is None:
         diags.items.append(src.diag(kloc, "shape: file needs a `file:` block (member, row_element)"))
     return Operation(
         operation_id=raw.get("operationId", route),
         path=route,
+        method=method,
         summary=raw.get("summary", ""),
         description=raw.get("description", ""),
         params=tuple(params),
@@ -272,7 +289,7 @@ def _check_platform(
         if op.tool in seen:
             diags.items.append(
                 src.diag(
-                    ("paths", op.path, "get", "x-kopa", "tool"),
+                    ("paths", op.path, op.method, "x-kopa", "tool"),
                     f"duplicate tool name {op.tool!r} (also {seen[op.tool]}); give each operation its own name",
                 )
             )
@@ -280,6 +297,7 @@ def _check_platform(
         if kopa.format.param and op.kopa.shape != "file" and op.param(kopa.format.param) is None:
             diags.items.append(
                 src.diag(
-                    ("paths", op.path, "get", "parameters"), f"format parameter {kopa.format.param!r} missing"
+                    ("paths", op.path, op.method, "parameters"),
+                    f"format parameter {kopa.format.param!r} missing",
                 )
             )

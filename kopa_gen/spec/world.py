@@ -17,6 +17,10 @@ class Column(StrictModel):
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="Column name.")
     type: Literal["text", "integer", "real"] = Field(default="text", description="SQLite storage type.")
     description: str = Field(default="", description="What the column holds.")
+    generated: str | None = Field(
+        default=None,
+        description="SQL expression over other columns (a generated column, e.g. length(content)).",
+    )
 
 
 class Table(StrictModel):
@@ -47,11 +51,22 @@ class View(StrictModel):
     sql: str = Field(description="A SELECT statement over base tables or earlier views.")
 
 
+class EpisodeTable(StrictModel):
+    """Mutable state of one episode (e.g. the agent's workspace files): empty when a session starts, changed only
+    by write operations, part of the session's state hash, gone when the session ends."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    description: str = Field(description="What the rows are, in one sentence.")
+    columns: list[Column] = Field(min_length=1)
+    key: list[str] = Field(min_length=1, description="Columns that identify a row (writes upsert on them).")
+
+
 class WorldFile(StrictModel):
     """One file under specs/world/ (other than world.yaml)."""
 
     tables: list[Table] = Field(default_factory=list)
     views: list[View] = Field(default_factory=list)
+    episode: list[EpisodeTable] = Field(default_factory=list, description="Per-episode mutable tables.")
 
 
 class WorldRoot(StrictModel):
@@ -68,6 +83,7 @@ class WorldSpec(StrictModel):
     tables: list[Table]
     views: list[View]
     files: list[str]
+    episode: list[EpisodeTable] = Field(default_factory=list)
 
     def table(self, name: str) -> Table:
         return next(t for t in self.tables if t.name == name)
@@ -86,6 +102,7 @@ def load_world(root: Path) -> tuple[WorldSpec | None, list[Diagnostic]]:
         return None, diags.items
     tables: list[Table] = []
     views: list[View] = []
+    episode: list[EpisodeTable] = []
     names: set[str] = set()
     for i, name in enumerate(top.files):
         path = folder / name
@@ -102,6 +119,7 @@ def load_world(root: Path) -> tuple[WorldSpec | None, list[Diagnostic]]:
             continue
         named: list[tuple[str, int, str]] = [("tables", j, t.name) for j, t in enumerate(part.tables)]
         named += [("views", j, v.name) for j, v in enumerate(part.views)]
+        named += [("episode", j, e.name) for j, e in enumerate(part.episode)]
         for kind, j, item_name in named:
             if item_name in names:
                 diags.items.append(
@@ -110,7 +128,10 @@ def load_world(root: Path) -> tuple[WorldSpec | None, list[Diagnostic]]:
             names.add(item_name)
         tables.extend(part.tables)
         views.extend(part.views)
+        episode.extend(part.episode)
     if diags.errors:
         return None, diags.items
-    spec = WorldSpec(seed=top.seed, today=top.today, tables=tables, views=views, files=top.files)
+    spec = WorldSpec(
+        seed=top.seed, today=top.today, tables=tables, views=views, files=top.files, episode=episode
+    )
     return spec, diags.items

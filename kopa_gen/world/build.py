@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kopa_gen.cache import cache_dir
-from kopa_gen.spec.world import Table, WorldSpec
+from kopa_gen.spec.world import Column, Table, WorldSpec
 from kopa_gen.world.registry import DATA, GenContext, generators
 
 GENERATORS = Path(__file__).parent / "generators"
@@ -20,7 +20,9 @@ GENERATORS = Path(__file__).parent / "generators"
 def world_hash(spec: WorldSpec, seed: int) -> str:
     """Everything that can change a world byte: the spec, the generator code, the data files, the seed."""
     h = hashlib.sha256()
-    h.update(spec.model_dump_json().encode())
+    h.update(
+        spec.model_dump_json(include={"today", "tables", "views"}).encode()
+    )  # episode tables are not stored
     h.update(str(seed).encode())
     for path in sorted(
         [*GENERATORS.glob("*.py"), *DATA.glob("*.tsv"), Path(__file__).with_name("registry.py")]
@@ -65,11 +67,18 @@ def create_schema(db: sqlite3.Connection, spec: WorldSpec) -> None:
 
 
 def columns_of(spec: WorldSpec) -> dict[str, list[str]]:
-    """Columns of every table and view, from an empty in-memory schema (fast; no rows generated)."""
+    """Columns of every table, view and episode table, from an empty in-memory schema (fast; no rows)."""
     db = sqlite3.connect(":memory:")
     create_schema(db, spec)
-    names = [t.name for t in spec.tables] + [v.name for v in spec.views]
-    return {n: [r[1] for r in db.execute(f'PRAGMA table_info("{n}")')] for n in names}
+    out = {n: [r[1] for r in db.execute(f'PRAGMA table_info("{n}")')] for n in [t.name for t in spec.tables]}
+    out.update({v.name: [r[1] for r in db.execute(f'PRAGMA table_info("{v.name}")')] for v in spec.views})
+    out.update({e.name: [c.name for c in e.columns] for e in spec.episode})
+    return out
+
+
+def column_sql(column: Column) -> str:
+    sql = f'"{column.name}" {column.type.upper()}'
+    return sql + (f" GENERATED ALWAYS AS ({column.generated}) VIRTUAL" if column.generated else "")
 
 
 def build_into(spec: WorldSpec, seed: int, path: Path) -> None:

@@ -1,0 +1,112 @@
+"""Typed gold answers: what a task's final response must state, as a discriminated union on `kind`.
+
+Task authors write these in task specs; the field descriptions become the JSON Schema they edit against.
+How a response is matched against each kind is in `kopa_gen.evaluate.response`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from typing import Annotated, Literal
+
+from pydantic import Field, TypeAdapter, field_validator, model_validator
+
+from kopa_gen.evaluate.normalize import normalize_text
+from kopa_gen.spec.kopa import StrictModel
+
+
+class NumberAnswer(StrictModel):
+    """A number. The response passes when the last number it states is within tolerance of `value`."""
+
+    kind: Literal["number"] = Field(default="number", description="Discriminator: a numeric answer.")
+    value: int | float = Field(
+        description="The gold number in plain units: 1234567890000 for '1조 2,345억 6,789만 원', 12.5 for "
+        "'12.5%'. Korean unit words (만, 억, 조) in the response are expanded before comparing."
+    )
+    tolerance: float = Field(
+        default=0, ge=0, description="Absolute tolerance: |stated - value| <= tolerance passes (inclusive)."
+    )
+    rel_tolerance: float = Field(
+        default=0,
+        ge=0,
+        description="Relative tolerance: |stated - value| <= rel_tolerance * |value| passes (inclusive). When "
+        "both tolerances are set, meeting either one passes.",
+    )
+    unit: str | None = Field(
+        default=None,
+        description="Display unit such as '원', '%', '명'. For reports only: the unit is not required in the "
+        "response and does not change the comparison.",
+    )
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _not_bool_or_nan(cls, v: object) -> object:
+        if isinstance(v, bool):
+            raise ValueError("a number answer needs a number, not a boolean")
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError("a number answer must be finite")
+        return v
+
+
+class TextAnswer(StrictModel):
+    """A name or phrase. Passes when any accepted spelling occurs in the response (both normalized)."""
+
+    kind: Literal["text"] = Field(default="text", description="Discriminator: a text answer.")
+    value: str = Field(min_length=1, description="The gold text, e.g. '삼성전자'.")
+    aliases: list[str] = Field(
+        default_factory=list,
+        description="Other accepted spellings of the same answer, e.g. ['Samsung Electronics']. Corporate-form "
+        "markers ((주), 주식회사, ㈜, (유)), case, spacing and punctuation never need an alias.",
+    )
+
+    @model_validator(mode="after")
+    def _spellings_survive_normalization(self) -> TextAnswer:
+        for spelling in self.spellings():
+            if not normalize_text(spelling):
+                raise ValueError(
+                    f"spelling {spelling!r} is empty after normalization; it would match anything"
+                )
+        return self
+
+    def spellings(self) -> list[str]:
+        """The gold value followed by its aliases."""
+        return [self.value, *self.aliases]
+
+
+class DateAnswer(StrictModel):
+    """A calendar date. Passes when the last date the response states equals `value`."""
+
+    kind: Literal["date"] = Field(default="date", description="Discriminator: a date answer.")
+    value: dt.date = Field(description="The gold date (YYYY-MM-DD).")
+
+
+ItemAnswer = Annotated[NumberAnswer | TextAnswer | DateAnswer, Field(discriminator="kind")]
+
+
+class ListAnswer(StrictModel):
+    """Several answers of one kind, e.g. the three schools in a district or the top-3 amounts."""
+
+    kind: Literal["list"] = Field(default="list", description="Discriminator: a list answer.")
+    items: list[ItemAnswer] = Field(
+        min_length=1,
+        description="The gold items, all of one kind (number, text or date); each keeps its own "
+        "tolerance or aliases.",
+    )
+    ordered: bool = Field(
+        default=False,
+        description="True when the response must state the items in this order (rankings); False for a set.",
+    )
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> ListAnswer:
+        kinds = sorted({item.kind for item in self.items})
+        if len(kinds) > 1:
+            raise ValueError(f"list items must all be of one kind, got {', '.join(kinds)}")
+        return self
+
+
+Answer = Annotated[NumberAnswer | TextAnswer | DateAnswer | ListAnswer, Field(discriminator="kind")]
+
+answer_adapter: TypeAdapter[Answer] = TypeAdapter(Answer)
+"""Validates a gold answer from plain data (a task file's `answer:` mapping) and exports its JSON Schema."""

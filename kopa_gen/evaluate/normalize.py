@@ -1,0 +1,345 @@
+"""Korean-aware normalization of numbers, dates and names, as pure functions.
+
+Every function first applies `fold` (NFC, full-width ASCII to ASCII), so '１２３' and '123' read alike.
+
+Numbers (`find_numbers`, `parse_number`)
+    Digits with optional thousands commas and a decimal part ('57,600', '0.35', '1,234.5'), followed by
+    Korean unit words that multiply: 조 = 10^12, 억 = 10^8, 만 = 10^4 (big units, strictly descending across
+    groups, groups separated by at most one space) and 천 = 10^3, 백 = 10^2 inside a group:
+    '1조 2,345억 6,789만' = 1234567890000, '3천만' = 30000000, '1.2만' = 12000, '3억5000' = 300005000.
+    A plain number after a space continues an amount only after 만 ('6,789만 1,234원'). A unit word needs a digit
+    right before it: '천만 원' without digits is not a number. Korean digit words (일, 이, 삼) are not read.
+    Arithmetic is exact (Decimal); the value is an int when whole, else a float.
+    Signs: '-' or '−' directly before the digits (and not after a letter or digit, so '02-123' is not
+    negative), '△' or '▼' (accounting negative, a space allowed after) give a negative; '+' and '▲' positive.
+    After the number, '여' ('2만여') and one unit from `UNITS` (optionally after one space) are taken as part of
+    the match; the unit is kept for display ('12.5%' reads 12.5 with unit '%').
+    Digit strings with a leading zero ('005930', '02') are identifiers, never numbers; '제3조' is article 3.
+    `NumberMatch.quantity` is False for numbers that are not amounts: inside a date or a calendar word
+    ('2026년', '11월', '3분기', '14:30', '2026-11'), ranks with an attached unit ('3위', '2등', '1순위'),
+    '제N', and list enumerators ('1. ' or '2) ' at the start of a line, followed by text).
+
+Dates (`find_dates`, `parse_date`)
+    '2026년 11월 29일', '2026. 11. 29.', '2026.11.29', '2026-11-29', '2026/11/29', '20261129', and the
+    month-day form '11월 29일', which needs a reference year. Impossible dates ('2026년 2월 30일') are rejected.
+
+Text (`normalize_text`, `find_text`)
+    NFC, casefold, corporate-form markers removed ((주), ㈜, 주식회사, (유), ㈲, 유한회사), punctuation and
+    symbols turned into spaces, whitespace collapsed.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import re
+import unicodedata
+from dataclasses import dataclass
+from decimal import Decimal
+
+# Full-width ASCII (U+FF01..U+FF5E) to ASCII and the ideographic space to a space; nothing else changes.
+_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
+def fold(text: str) -> str:
+    """NFC-normalize and turn full-width ASCII (and the ideographic space) into ASCII."""
+    return unicodedata.normalize("NFC", text).translate(_WIDTH)
+
+
+# ---------------------------------------------------------------------------------------------- numbers
+
+UNITS: tuple[str, ...] = (
+    # Longest first, so '개월' wins over '개' and '분기' over '분'.
+    "퍼센트", "가구", "개사", "개월", "달러", "번째", "분기", "세대", "순위", "시간", "위안", "유로", "종목",
+    "%p", "%", "원", "엔", "명", "개", "건", "곳", "회", "주", "톤", "배", "년", "일", "분", "초", "층", "호",
+    "대", "위", "등", "점", "평", "㎡", "km", "kg",
+)  # fmt: skip
+"""Unit words recognised right after a number. Recorded for display; they never change the value."""
+
+_ORDINAL_UNITS = frozenset({"위", "등", "번째", "순위"})
+_BIG = {"조": 10**12, "억": 10**8, "만": 10**4}
+_SMALL = (("천", 1000), ("백", 100))
+# A big unit character that begins a common word is not a unit ('조회', '조사', '만큼', '만약').
+_NOT_BIG = {"조": "회사건정합항치", "만": "큼약"}
+
+_START = re.compile(r"(?:(?P<neg>(?<![\w.,])[-−]|[△▼] ?)|(?<![\w.,])\+|▲ ?)?(?<![0-9A-Za-z_.])\d")
+_DIGIT_RUN = re.compile(r"[\d,.]+")
+_DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?")
+_UNIT = re.compile("(?P<about>여)?(?: ?(?P<unit>" + "|".join(re.escape(u) for u in UNITS) + "))?")
+_ENUMERATOR_LEAD = re.compile(r"[ \t]*(?:[-*+][ \t]+)?")  # from the line start to a list number
+_ENUMERATOR_TAIL = re.compile(r"[.)][ \t]+\S")  # '1. 삼성전자', not '324.' ending a line
+_CALENDAR = re.compile(
+    r"(?<!\d)\d{4}\s*년(?:도)?|(?<!\d)\d{1,2}\s*월|(?<!\d)\d\s*분기|(?<!\d)\d{1,2}:\d{2}(?!\d)"
+    r"|(?<![\d.])(?:19|20|21)\d\d[.\-/](?:0?[1-9]|1[0-2])(?![\d])"
+)
+
+
+@dataclass(frozen=True)
+class NumberMatch:
+    """One number found in a text (positions are in `fold(text)`)."""
+
+    text: str
+    """The matched source text, sign and unit included ('△1,234', '1.2만 명')."""
+    exact: Decimal
+    """The exact value."""
+    unit: str | None
+    """The unit word after the number ('원', '%', '명'), if any."""
+    start: int
+    end: int
+    quantity: bool
+    """False for numbers that are not amounts: parts of dates and calendar words ('2026년', '11월', '3분기',
+    '14:30'), ordinals ('3위', '제3조') and list enumerators ('1.' at the start of a line)."""
+
+    @property
+    def value(self) -> int | float:
+        """The value as an int when whole, else a float."""
+        return _plain(self.exact)
+
+
+def _plain(d: Decimal) -> int | float:
+    return int(d) if d == d.to_integral_value() else float(d)
+
+
+def _digits_at(t: str, i: int) -> tuple[int, Decimal] | None:
+    """Digits starting exactly at `i`: (end, value), or None when absent or an identifier like '005930'."""
+    m = _DIGITS.match(t, i)
+    if m is None:
+        return None
+    whole = m.group().split(".")[0].replace(",", "")
+    if len(whole) > 1 and whole.startswith("0"):
+        return None
+    return m.end(), Decimal(m.group().replace(",", ""))
+
+
+def _group_at(t: str, i: int) -> tuple[int, Decimal] | None:
+    """'5천3백', '1.2', '2,345': the amount before a big unit. (end, value) or None."""
+    total, p, found = Decimal(0), i, False
+    for word, mult in _SMALL:
+        got = _digits_at(t, p)
+        if got is not None and t.startswith(word, got[0]):
+            total += got[1] * mult
+            p, found = got[0] + len(word), True
+    got = _digits_at(t, p)
+    if got is not None and not t.startswith(tuple(w for w, _ in _SMALL), got[0]):
+        total += got[1]
+        p, found = got[0], True
+    return (p, total) if found else None
+
+
+def _big_at(t: str, i: int) -> int | None:
+    if i >= len(t) or t[i] not in _BIG:
+        return None
+    if i + 1 < len(t) and t[i + 1] in _NOT_BIG.get(t[i], ""):
+        return None
+    return _BIG[t[i]]
+
+
+def _amount_at(t: str, i: int) -> tuple[int, Decimal] | None:
+    """A whole Korean amount starting at digit `i` ('1조 2,345억 6,789만'): (end, value) or None."""
+    total, end, p = Decimal(0), -1, i
+    last_big: int | None = None
+    while True:
+        group = _group_at(t, p)
+        if group is None:
+            break
+        q, amount = group
+        big = _big_at(t, q)
+        if big is not None and (last_big is None or big < last_big):
+            total += amount * big
+            last_big, end = big, q + 1
+            p = end + 1 if t.startswith(" ", end) and end + 1 < len(t) and t[end + 1].isdigit() else end
+            continue
+        if big is None and last_big is not None:
+            spaced = p > end  # the group came after a space
+            if amount < last_big and (not spaced or last_big == _BIG["만"]):
+                total, end = total + amount, q
+        elif big is None:
+            total, end = amount, q
+        break
+    return (end, total) if end >= 0 else None
+
+
+def _calendar_spans(t: str) -> list[tuple[int, int]]:
+    """Calendar words and date-shaped spans, merged and sorted; an 8-digit run counts only as a valid date."""
+    spans = [(m.start(), m.end()) for m in _CALENDAR.finditer(t)]
+    spans += [(s, e) for s, e, v in _date_shapes(t, None) if v is not None or not t[s:e].isdigit()]
+    merged: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if merged and s < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return merged
+
+
+def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Whether [start, end) overlaps any of the merged, sorted `spans`."""
+    i = bisect.bisect_left(spans, (end,))  # spans that begin before `end`
+    return i > 0 and spans[i - 1][1] > start
+
+
+def _unit_at(t: str, i: int) -> tuple[str | None, int]:
+    """The unit word after a number ending at `i` (with a '여' before it), and where the match ends."""
+    u = _UNIT.match(t, i)  # always matches, possibly empty
+    assert u is not None
+    bare = max(i, u.end("about"))  # after '여' when present
+    unit = u.group("unit")
+    if unit in _ORDINAL_UNITS and u.start("unit") != bare:  # '3위' is a rank; in '324 등', 등 means "etc."
+        unit = None
+    return unit, (u.end() if unit else bare)
+
+
+def _scan_numbers(t: str) -> list[NumberMatch]:
+    calendar = _calendar_spans(t)
+    found: list[NumberMatch] = []
+    pos = 0
+    while (m := _START.search(t, pos)) is not None:
+        digit = m.end() - 1
+        article = t[m.start() - 1 : m.start()] == "제"  # '제3조' is article 3, not 3 trillion
+        amount = _digits_at(t, digit) if article else _amount_at(t, digit)
+        if amount is None:
+            skip = _DIGIT_RUN.match(t, digit)
+            pos = skip.end() if skip else digit + 1
+            continue
+        end, value = amount
+        if m.group("neg"):
+            value = -value
+        unit, end = _unit_at(t, end)
+        start = m.start()
+        ordinal = (
+            unit in _ORDINAL_UNITS
+            or article
+            or (
+                _ENUMERATOR_TAIL.match(t, end) is not None
+                and _ENUMERATOR_LEAD.fullmatch(t, t.rfind("\n", 0, start) + 1, start) is not None
+            )
+        )
+        in_calendar = _overlaps(calendar, start, end)
+        found.append(NumberMatch(t[start:end], value, unit, start, end, not (ordinal or in_calendar)))
+        pos = end
+    return found
+
+
+def find_numbers(text: str) -> list[NumberMatch]:
+    """Every number in `text`, in order of appearance (see the module docstring for what is read)."""
+    return _scan_numbers(fold(text))
+
+
+_HEDGE_BEFORE = re.compile(r"^(?:약|대략|총|합계|about|approx\.?|approximately|~)\s*", re.IGNORECASE)
+_HEDGE_AFTER = re.compile(r"\s*(?:가량|정도|내외|쯤)$")
+
+
+def parse_number(text: str) -> NumberMatch | None:
+    """`text` as exactly one number, or None.
+
+    Accepted: surrounding whitespace, one leading hedge ('약', '대략', '총', '합계', 'about', 'approx.', '~'),
+    the number with its unit, and one trailing hedge ('가량', '정도', '내외', '쯤'). Anything else left over
+    means None: '324명 이상' and '1, 2' are not one number.
+    """
+    core = _HEDGE_AFTER.sub("", _HEDGE_BEFORE.sub("", fold(text).strip()))
+    found = _scan_numbers(core)
+    if len(found) != 1 or found[0].start != 0 or found[0].end != len(core):
+        return None
+    return found[0]
+
+
+# ------------------------------------------------------------------------------------------------ dates
+
+_DATE = re.compile(
+    r"(?P<k>(?<!\d)(?P<ky>\d{4})\s*년\s*(?P<km>\d{1,2})\s*월\s*(?P<kd>\d{1,2})\s*일)"
+    r"|(?P<p>(?<![\d.])(?P<py>\d{4})\.\s?(?P<pm>\d{1,2})\.\s?(?P<pd>\d{1,2})(?!\d)\.?)"
+    r"|(?P<h>(?<![\d\-])(?P<hy>\d{4})-(?P<hm>\d{1,2})-(?P<hd>\d{1,2})(?!\d))"
+    r"|(?P<s>(?<![\d/])(?P<sy>\d{4})/(?P<sm>\d{1,2})/(?P<sd>\d{1,2})(?!\d))"
+    r"|(?P<c>(?<![\d,.])(?P<cy>[1-9]\d{3})(?P<cm>\d\d)(?P<cd>\d\d)(?!\d)(?![.,]\d))"
+    r"|(?P<md>(?<!\d)(?P<mm>\d{1,2})\s*월\s*(?P<mdd>\d{1,2})\s*일)"
+)
+_WEEKDAY = re.compile(r"\s*\(\s*[월화수목금토일](?:요일)?\s*\)$")
+
+
+@dataclass(frozen=True)
+class DateMatch:
+    """One valid date found in a text (positions are in `fold(text)`)."""
+
+    value: dt.date
+    text: str
+    start: int
+    end: int
+
+
+def _make_date(year: int | None, month: str, day: str) -> dt.date | None:
+    if year is None:
+        return None
+    try:
+        return dt.date(year, int(month), int(day))
+    except ValueError:
+        return None
+
+
+def _date_shapes(t: str, reference_year: int | None) -> list[tuple[int, int, dt.date | None]]:
+    """Every date-shaped span with its date, or None when impossible (or month-day without a year)."""
+    shapes: list[tuple[int, int, dt.date | None]] = []
+    for m in _DATE.finditer(t):
+        g = m.groupdict()
+        if g["md"] is not None:
+            value = _make_date(reference_year, g["mm"], g["mdd"])
+        else:
+            form = next(k for k in "kphsc" if g[k] is not None)
+            value = _make_date(int(g[form + "y"]), g[form + "m"], g[form + "d"])
+        shapes.append((m.start(), m.end(), value))
+    return shapes
+
+
+def find_dates(text: str, reference_year: int | None = None) -> list[DateMatch]:
+    """Every valid date in `text`, in order of appearance.
+
+    Month-day forms ('11월 29일') take `reference_year` and are skipped without one; impossible dates are
+    skipped.
+    """
+    t = fold(text)
+    return [DateMatch(v, t[s:e], s, e) for s, e, v in _date_shapes(t, reference_year) if v is not None]
+
+
+def parse_date(text: str, reference_year: int | None = None) -> dt.date | None:
+    """`text` as exactly one date (surrounding whitespace and a weekday like '(토)' allowed), or None.
+
+    None also for impossible dates and for month-day forms without `reference_year`.
+    """
+    t = _WEEKDAY.sub("", fold(text).strip())
+    shapes = _date_shapes(t, reference_year)
+    if len(shapes) != 1 or shapes[0][:2] != (0, len(t)):
+        return None
+    return shapes[0][2]
+
+
+# ------------------------------------------------------------------------------------------------- text
+
+_CORPORATE = re.compile(r"\(\s*[주유]\s*\)|[㈜㈲]|주식회사|유한회사")
+
+
+def normalize_text(text: str) -> str:
+    """NFC, casefold, corporate-form markers removed, punctuation/symbols to spaces, whitespace collapsed.
+
+    '삼성전자(주)', '주식회사 삼성전자' and '㈜삼성전자' all become '삼성전자'; 'S-Oil' becomes 's oil'.
+    """
+    t = _CORPORATE.sub(" ", fold(text)).casefold()
+    t = "".join(" " if unicodedata.category(c)[0] in "PS" else c for c in t)
+    return " ".join(t.split())
+
+
+def find_text(haystack: str, needle: str) -> int | None:
+    """Where `needle` first occurs in `normalize_text(haystack)`, or None.
+
+    Both sides are normalized and spaces are optional ('SK하이닉스' finds 'SK 하이닉스'), because Korean
+    spacing varies. A needle that begins or ends with a Latin letter or digit must not continue into one
+    ('LG' is not found in 'LGD'); Hangul edges are free, so '삼성전자가' contains '삼성전자'.
+    """
+    key = normalize_text(needle).replace(" ", "")
+    if not key:
+        return None
+    pattern = " ?".join(re.escape(c) for c in key)
+    if key[0].isascii() and key[0].isalnum():
+        pattern = r"(?<![a-z0-9])" + pattern
+    if key[-1].isascii() and key[-1].isalnum():
+        pattern += r"(?![a-z0-9])"
+    m = re.search(pattern, normalize_text(haystack))
+    return m.start() if m else None

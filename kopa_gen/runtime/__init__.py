@@ -1,0 +1,1 @@
+"""Episodes: the Session that policies act in and evaluators read from."""

@@ -1,0 +1,139 @@
+"""A Session is one isolated episode (a task rollout or a synthesis probe): its own sandbox (counters, faults,
+workspace state), its own platform clients, the exposed tools, a call log and a call budget. Nothing is shared
+between sessions except the read-only world."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kopa_gen.client.client import PlatformClient
+from kopa_gen.client.live import live_client
+from kopa_gen.mcp.generated import generated_module
+from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome
+from kopa_gen.project import Project
+from kopa_gen.sandbox.config import SandboxConfig
+from kopa_gen.sandbox.emulator import Sandbox
+from kopa_gen.sandbox.local import open_sandbox, sandbox_client
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One tool call as the policy made it and as the session answered it."""
+
+    index: int
+    tool: str
+    arguments: Any
+    is_error: bool
+    text: str
+    structured: dict[str, Any] | None
+    error_code: str | None
+    elapsed_ms: float
+
+
+@dataclass
+class Session:
+    """Use as `async with Session.open(project, ["dart", "workspace"], max_calls=12) as s: await s.call(...)`."""
+
+    project: Project
+    platforms: tuple[str, ...]
+    sandbox: Sandbox
+    toolboxes: dict[str, ToolBox]
+    clients: list[PlatformClient]
+    max_calls: int | None = None
+    exposed: frozenset[str] | None = None
+    calls: list[CallRecord] = field(default_factory=list)
+
+    @classmethod
+    def open(
+        cls,
+        project: Project,
+        platforms: Sequence[str],
+        *,
+        max_calls: int | None = None,
+        tools: Sequence[str] | None = None,
+        live: bool = False,
+        sandbox: SandboxConfig | None = None,
+        world_seed: int | None = None,
+    ) -> Session:
+        """A fresh episode over `platforms` (live mode reaches the real services, except local platforms such as
+        the workspace, which always live in the session's sandbox)."""
+        box = open_sandbox(project, sandbox, world_seed)
+        toolboxes: dict[str, ToolBox] = {}
+        clients: list[PlatformClient] = []
+        for pid in platforms:
+            platform = project.platform(pid)
+            client = live_client(platform) if live and not platform.kopa.local else sandbox_client(box, pid)
+            clients.append(client)
+            toolboxes[pid] = generated_module(pid).create_toolbox(client)
+        exposed = frozenset(tools) if tools is not None else None
+        return cls(project, tuple(platforms), box, toolboxes, clients, max_calls, exposed)
+
+    async def __aenter__(self) -> Session:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        for client in self.clients:
+            await client.aclose()
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The exposed tools exactly as frozen in tools.json (MCP wire format)."""
+        out: list[dict[str, Any]] = []
+        for pid in self.platforms:
+            path = self.project.root / "generated" / "servers" / pid / "tools.json"
+            for tool in json.loads(path.read_text(encoding="utf-8"))["tools"]:
+                if self.exposed is None or tool["name"] in self.exposed:
+                    out.append(tool)
+        return out
+
+    @property
+    def exhausted(self) -> bool:
+        return self.max_calls is not None and len(self.calls) >= self.max_calls
+
+    def _toolbox(self, tool: str) -> ToolBox | None:
+        if self.exposed is not None and tool not in self.exposed:
+            return None
+        return next((b for b in self.toolboxes.values() if tool in b.bindings), None)
+
+    async def call(self, tool: str, arguments: Any) -> ToolOutcome:
+        """Run one tool call. Every outcome, including an unknown tool or a used-up budget, is a ToolOutcome that
+        goes back to the model; the call is logged either way."""
+        start = time.perf_counter()
+        box = self._toolbox(tool)
+        if self.exhausted:
+            outcome = ToolOutcome(
+                True,
+                f"call budget of {self.max_calls} calls is used up; answer with what you have",
+                None,
+                "budget",
+            )
+        elif box is None:
+            names = ", ".join(sorted(t["name"] for t in self.tools()))
+            outcome = ToolOutcome(
+                True, f"unknown tool {tool!r}; available tools: {names}", None, "unknown_tool"
+            )
+        else:
+            outcome = await box.call(tool, arguments)
+        self.calls.append(
+            CallRecord(
+                index=len(self.calls),
+                tool=tool,
+                arguments=arguments,
+                is_error=outcome.is_error,
+                text=outcome.text,
+                structured=outcome.structured,
+                error_code=outcome.error_code,
+                elapsed_ms=(time.perf_counter() - start) * 1000,
+            )
+        )
+        return outcome
+
+    def state_hash(self) -> str:
+        """SHA-256 over the canonical JSON of the episode's mutable state (the workspace)."""
+        return self.sandbox.episode.state_hash()

@@ -1,0 +1,80 @@
+"""Per-episode mutable state (the agent's workspace): an in-memory SQLite database per sandbox, created from the
+world spec's episode tables, changed only by write operations, hashed canonically for the ENVIRONMENT axis."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kopa_gen.sandbox.store import _order, _where
+from kopa_gen.spec.kopa import Filter, Order
+from kopa_gen.spec.world import EpisodeTable
+from kopa_gen.world.build import column_sql
+
+
+class EpisodeStore:
+    """Same read interface as WorldStore (count, select), plus writes and a state hash."""
+
+    def __init__(self, tables: Sequence[EpisodeTable]) -> None:
+        self.tables = {t.name: t for t in tables}
+        self.db = sqlite3.connect(":memory:", check_same_thread=False)
+        for t in tables:
+            keys = ", ".join(f'"{k}"' for k in t.key)
+            cols = ", ".join(column_sql(c) for c in t.columns)
+            self.db.execute(f'CREATE TABLE "{t.name}" ({cols}, PRIMARY KEY ({keys}))')
+
+    def __contains__(self, table: str) -> bool:
+        return table in self.tables
+
+    def count(self, table: str, filters: Sequence[Filter], values: Mapping[str, str]) -> int:
+        where, args = _where(filters, values)
+        return int(self.db.execute(f'SELECT COUNT(*) FROM "{table}"{where}', args).fetchone()[0])
+
+    def select(
+        self,
+        table: str,
+        columns: Sequence[str],
+        filters: Sequence[Filter],
+        values: Mapping[str, str],
+        order: Sequence[Order],
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[dict[str, Any]]:
+        where, args = _where(filters, values)
+        cols = ", ".join(f'"{c}"' for c in columns)
+        sql = f'SELECT {cols} FROM "{table}"{where}{_order(order)}'
+        if limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            args = [*args, limit, offset]
+        return [dict(zip(columns, row, strict=True)) for row in self.db.execute(sql, args)]
+
+    def upsert(self, table: str, row: Mapping[str, Any]) -> None:
+        names = list(row)
+        cols = ", ".join(f'"{n}"' for n in names)
+        marks = ", ".join("?" for _ in names)
+        self.db.execute(
+            f'INSERT OR REPLACE INTO "{table}" ({cols}) VALUES ({marks})', [row[n] for n in names]
+        )
+
+    def delete(self, table: str, key: Mapping[str, Any]) -> int:
+        where = " AND ".join(f'"{k}" = ?' for k in key)
+        return self.db.execute(f'DELETE FROM "{table}" WHERE {where}', list(key.values())).rowcount
+
+    def snapshot(self) -> dict[str, list[dict[str, Any]]]:
+        """Every episode table's stored columns (generated ones are derivable), rows sorted by key."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        for name, t in sorted(self.tables.items()):
+            cols = [c.name for c in t.columns if not c.generated]
+            order = ", ".join(f'"{k}"' for k in t.key)
+            listed = ", ".join(f'"{c}"' for c in cols)
+            rows = self.db.execute(f'SELECT {listed} FROM "{name}" ORDER BY {order}')
+            out[name] = [dict(zip(cols, r, strict=True)) for r in rows]
+        return out
+
+    def state_hash(self) -> str:
+        """SHA-256 of the canonical JSON of the snapshot: sorted keys, no spaces, UTF-8."""
+        canonical = json.dumps(self.snapshot(), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
