@@ -22,6 +22,7 @@ def _project(args: argparse.Namespace) -> Any:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from kopa_gen.compile.build import build, check
+    from kopa_gen.compile.fixtures import compile_fixtures
     from kopa_gen.spec.schemas import export_schemas
     from kopa_gen.world.build import ensure_world
 
@@ -34,7 +35,10 @@ def cmd_build(args: argparse.Namespace) -> int:
         stale = export_schemas(project.root, write=False)
         for path in stale:
             print(f"drift: {path} is stale; run `kopa-gen build`", file=sys.stderr)
-        ok = not report.drift and not stale
+        fixtures, _ = compile_fixtures(project, args.seed, check_only=True)
+        for task_id in fixtures:
+            print(f"drift: fixture of task {task_id} is out of date; run `kopa-gen build`", file=sys.stderr)
+        ok = not report.drift and not stale and not fixtures
         print(f"generated/ {'in sync' if ok else 'out of date'} ({time.perf_counter() - start:.2f}s)")
         return 0 if ok else 1
     export_schemas(project.root, write=True)
@@ -49,6 +53,15 @@ def cmd_build(args: argparse.Namespace) -> int:
         size = world.path.stat().st_size / 2**20
         how = f"built in {world.seconds:.1f}s" if world.fresh else "cached"
         print(f"world seed {world.seed}: {world.path} ({size:.0f} MiB, {how})")
+        start = time.perf_counter()
+        written, diags = compile_fixtures(project, args.seed)
+        if diags.errors:
+            print(diags.render(), file=sys.stderr)
+            print(f"{len(diags.errors)} task problem(s); fixtures not updated.", file=sys.stderr)
+            return 1
+        print(
+            f"fixtures: {len(written)} written of {len(project.tasks)} tasks ({time.perf_counter() - start:.2f}s)"
+        )
     return 0
 
 

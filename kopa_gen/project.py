@@ -8,6 +8,7 @@ from pathlib import Path
 
 from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics, SpecError
 from kopa_gen.spec.platform import Platform, load_platform
+from kopa_gen.spec.task import Task, load_tasks
 from kopa_gen.spec.world import WorldSpec, load_world
 from kopa_gen.world.build import columns_of
 
@@ -31,6 +32,13 @@ class Project:
     platforms: tuple[Platform, ...]
     world: WorldSpec
     warnings: tuple[Diagnostic, ...] = ()
+    tasks: tuple[tuple[str, Task], ...] = ()
+
+    def platform_of(self, tool: str) -> Platform:
+        for p in self.platforms:
+            if any(op.tool == tool for op in p.operations):
+                return p
+        raise KeyError(f"no platform has a tool named {tool!r}")
 
     def platform(self, pid: str) -> Platform:
         for p in self.platforms:
@@ -57,9 +65,13 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
     if world is not None:
         check_bindings(platforms, world, diags)
     check_tool_names(platforms, diags)
+    tasks: list[tuple[str, Task]] = []
+    if not only:
+        tasks, task_diags = load_tasks(root, {op.tool for p in platforms for op in p.operations})
+        diags.extend(task_diags)
     if diags.errors or world is None:
         raise SpecError(diags.errors or diags.items)
-    return Project(root, tuple(platforms), world, tuple(diags.items))
+    return Project(root, tuple(platforms), world, tuple(diags.items), tuple(tasks))
 
 
 def check_bindings(platforms: list[Platform], world: WorldSpec, diags: Diagnostics) -> None:

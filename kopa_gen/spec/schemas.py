@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from kopa_gen.spec.kopa import OperationKopa, PlatformKopa
+from kopa_gen.spec.task import Task
 from kopa_gen.spec.world import WorldFile, WorldRoot
 
 SCHEMAS: dict[str, type[BaseModel]] = {
@@ -16,6 +17,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "operation-x-kopa.schema.json": OperationKopa,
     "world.schema.json": WorldFile,
     "world-root.schema.json": WorldRoot,
+    "task.schema.json": Task,
 }
 
 

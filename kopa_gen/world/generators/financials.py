@@ -49,7 +49,7 @@ def financials(ctx: GenContext, table: Table) -> Iterator[Row]:
         par = rng.choice((100, 500, 500, 5000))
         anchor = anchors.get(corp_code)
         if anchor is not None:  # scale and margin from public figures; the quarterly split stays synthetic
-            sales = float(anchor["annual_revenue"]) / 4 / 1.05
+            sales = float(anchor["annual_revenue"]) / 1.025  # the first year's growth draw averages 1.025
             margin = float(anchor["margin"])
             par = int(anchor["par"])
         assets = sales * rng.uniform(0.8, 2.2)

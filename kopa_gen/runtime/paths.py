@@ -1,0 +1,148 @@
+"""A small path language over tool results, used by task specs to hand values from one gold call to the next and
+to derive the gold answer:
+
+    rows[0].corp_code                      first row's field
+    rows[stock_code=005930].corp_code      rows whose field equals a value (string comparison), then a field
+    rows[umd_cd!=000]                      rows whose field differs from a value
+    rows[*].clpr                           every row's field
+    record.jurir_no                        a record tool's field
+    total_count                            a top-level field
+    max(rows[*].clpr)  min(...)  sum(...)  count(...)  first(...)  last(...)   reductions over a list
+
+Numbers in the APIs are strings ("57,600", "-.39"); reductions read them as numbers (commas removed).
+A path that selects several values where one is needed is an error, never a silent choice.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+_FUNC = re.compile(r"^(max|min|sum|count|first|last)\((.*)\)$")
+_SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[[^\]]*\])*)$")
+_SELECTOR = re.compile(r"\[([^\]]*)\]")
+
+
+class PathError(ValueError):
+    """The path does not parse or does not fit the result; the message says where."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a path found: the values, and how many candidates the list it picked from had (the handoff's
+    cardinality: the rows a model had to choose among)."""
+
+    values: list[Any]
+    many: bool
+    candidates: int
+
+
+def _number(value: Any) -> Decimal:
+    try:
+        return Decimal(str(value).replace(",", "").strip())
+    except InvalidOperation as exc:
+        raise PathError(f"{value!r} is not a number") from exc
+
+
+def _plain(d: Decimal) -> int | float:
+    return int(d) if d == d.to_integral_value() else float(d)
+
+
+def _segments(path: str) -> list[str]:
+    """Split on dots outside brackets (values in selectors may contain dots: [fltRt=-.39])."""
+    parts: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(path):
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if ch == "." and depth == 0:
+            parts.append(path[start:i])
+            start = i + 1
+    parts.append(path[start:])
+    return parts
+
+
+def select(result: Any, path: str) -> Selection:
+    """Evaluate a (non-reduction) path."""
+    current: list[Any] = [result]
+    many = False
+    candidates = 1
+    for part in _segments(path):
+        m = _SEGMENT.match(part)
+        if not m:
+            raise PathError(f"bad path segment {part!r} in {path!r}")
+        name, selectors = m.group(1), m.group(2)
+        nxt: list[Any] = []
+        for item in current:
+            if not isinstance(item, dict) or name not in item:
+                raise PathError(
+                    f"{path!r}: no field {name!r} (fields: {sorted(item) if isinstance(item, dict) else type(item).__name__})"
+                )
+            nxt.append(item[name])
+        current = nxt
+        selectors_found = _SELECTOR.findall(selectors)
+        if selectors_found:
+            picked: list[Any] = []
+            for item in current:
+                if not isinstance(item, list):
+                    raise PathError(f"{path!r}: [...] applies to a list, {name!r} is {type(item).__name__}")
+                candidates = max(candidates, len(item))
+                chosen, is_many = _narrow(item, selectors_found, path)
+                many = many or is_many
+                picked.extend(chosen)
+            current = picked
+    return Selection(current, many, candidates)
+
+
+def _narrow(rows: list[Any], selectors: list[str], path: str) -> tuple[list[Any], bool]:
+    """Apply `[...]` selectors one after another to one list: filters and `*` keep a list, an index picks one."""
+    many = False
+    for sel in selectors:
+        if sel == "*":
+            many = True
+        elif re.fullmatch(r"-?\d+", sel):
+            index = int(sel)
+            if not -len(rows) <= index < len(rows):
+                raise PathError(f"{path!r}: index {index} outside {len(rows)} rows")
+            rows, many = [rows[index]], False
+        elif "=" in sel:
+            negate = "!=" in sel
+            field, _, want = sel.partition("!=" if negate else "=")
+            rows = [
+                r
+                for r in rows
+                if isinstance(r, dict) and (str(r.get(field.strip())) == want.strip()) != negate
+            ]
+            many = True
+        else:
+            raise PathError(f"{path!r}: selector [{sel}] is not an index, * or field=value")
+    return rows, many
+
+
+def evaluate(result: Any, path: str) -> Any:
+    """A single value (or, for `*`/filters that keep several values, an error), or a reduction's result."""
+    path = path.strip()
+    m = _FUNC.match(path)
+    if m:
+        func, inner = m.group(1), m.group(2)
+        values = select(result, inner).values
+        if func == "count":
+            return len(values)
+        if not values:
+            raise PathError(f"{path!r}: nothing to reduce")
+        if func == "first":
+            return values[0]
+        if func == "last":
+            return values[-1]
+        numbers = [_number(v) for v in values]
+        reduced = (
+            max(numbers) if func == "max" else min(numbers) if func == "min" else sum(numbers, Decimal(0))
+        )
+        return _plain(reduced)
+    found = select(result, path)
+    if len(found.values) != 1:
+        raise PathError(
+            f"{path!r} selects {len(found.values)} values where one is needed; narrow the selector"
+        )
+    return found.values[0]
