@@ -132,6 +132,41 @@ def cmd_call(args: argparse.Namespace) -> int:
     return 1 if outcome.is_error else 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from kopa_gen.evaluate.report import print_summary
+    from kopa_gen.evaluate.runner import EvalConfig, print_progress, run_eval
+
+    project = _project(args)
+    if args.base_url:
+        name = "openai"
+        options: dict[str, Any] = {
+            "base_url": args.base_url,
+            "model": args.model,
+            "api_key_env": args.api_key_env,
+        }
+    elif args.policy:
+        name, options = args.policy, {}
+    else:
+        raise SystemExit(
+            "give --policy NAME (oracle, do-nothing, no-lookup, first-page) or --base-url URL --model M"
+        )
+    out = Path(args.out or f"runs/{args.model or name}")
+    config = EvalConfig(
+        policy=name,
+        out=out,
+        policy_options=options,
+        tasks=args.tasks,
+        rollouts=args.rollouts,
+        seeds=args.seeds,
+        concurrency=args.concurrency,
+        live=args.live,
+    )
+    records = asyncio.run(run_eval(project, config, print_progress))
+    print_summary(records, config.rollouts)
+    print(f"episodes: {out / 'episodes.jsonl'}")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from kopa_gen.demo import run_demo
 
@@ -187,6 +222,23 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("arguments", nargs="?", default="{}", help="tool arguments as a JSON object")
     c.add_argument("--live", action="store_true")
     c.set_defaults(func=cmd_call)
+
+    e = sub.add_parser("eval", help="run a policy or a model on the benchmark tasks")
+    e.add_argument("--policy", help="reference policy: oracle, do-nothing, no-lookup, first-page")
+    e.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    e.add_argument("--model", help="model name at the endpoint")
+    e.add_argument(
+        "--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the endpoint key"
+    )
+    e.add_argument("--tasks", nargs="*", help="task ids or globs (default: all)")
+    e.add_argument("--rollouts", type=int, default=4)
+    e.add_argument("--seeds", type=int, nargs="*", default=[0])
+    e.add_argument("--concurrency", type=int, default=4)
+    e.add_argument("--out", help="run folder (default runs/<model or policy>)")
+    e.add_argument(
+        "--live", action="store_true", help="call the real services with keys from the environment"
+    )
+    e.set_defaults(func=cmd_eval)
 
     d = sub.add_parser("demo", help="build, then run a cross-platform chain on the embedded sandbox")
     d.add_argument("--seed", type=int, default=None)

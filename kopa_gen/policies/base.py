@@ -1,0 +1,81 @@
+"""The Policy interface and what a policy hands back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from kopa_gen.runtime.session import Session
+from kopa_gen.spec.task import Task
+
+StopReason = Literal["answered", "budget", "timeout", "error", "max_turns"]
+
+
+@dataclass
+class Episode:
+    """What a policy did: the OpenAI-style transcript, the final message, and which session calls each model turn
+    issued together (for parallel-call scoring)."""
+
+    final_message: str
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    turns: list[list[int]] = field(default_factory=list)
+    stop_reason: StopReason = "answered"
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskContext:
+    """Everything a policy may know about the task: the task itself (query, system state) and, for reference
+    policies only, the gold fixture."""
+
+    task: Task
+    fixture: dict[str, Any]
+    seed: int = 0
+    rollout: int = 0
+
+
+class Policy(Protocol):
+    name: str
+
+    async def run(self, ctx: TaskContext, session: Session) -> Episode: ...
+
+
+PolicyFactory = Callable[..., Policy]
+_POLICIES: dict[str, PolicyFactory] = {}
+
+
+def register(name: str) -> Callable[[PolicyFactory], PolicyFactory]:
+    def wrap(factory: PolicyFactory) -> PolicyFactory:
+        _POLICIES[name] = factory
+        return factory
+
+    return wrap
+
+
+def policy(name: str, **options: Any) -> Policy:
+    """A policy by name (`oracle`, `do-nothing`, `no-lookup`, `first-page`, `openai`)."""
+    import importlib
+    import pkgutil
+
+    from kopa_gen import policies
+
+    for info in pkgutil.iter_modules(policies.__path__):
+        importlib.import_module(f"{policies.__name__}.{info.name}")
+    if name not in _POLICIES:
+        raise KeyError(f"unknown policy {name!r}; known: {', '.join(sorted(_POLICIES))}")
+    return _POLICIES[name](**options)
+
+
+def system_prompt(task: Task) -> str:
+    """The system prompt every policy gets: the fixed date, the keys held, any preset context."""
+    lines = [
+        "당신은 한국 공공 오픈 API 도구를 호출해 사용자의 질문에 답하는 에이전트입니다.",
+        f"오늘 날짜: {task.system.today.isoformat()}",
+        f"인증키가 준비된 플랫폼: {', '.join(task.system.keys)} (키는 자동으로 들어갑니다)",
+        "필요한 코드(고유번호, 지역코드, 학교코드 등)는 먼저 조회 도구로 찾고, 결과가 여러 페이지이면 필요한 만큼 페이지를 넘기세요.",
+        "마지막 답변에는 '정답: ...' 형식으로 최종 답을 적으세요.",
+    ]
+    if task.system.context:
+        lines.append(task.system.context)
+    return "\n".join(lines)

@@ -1,0 +1,250 @@
+"""ACTION axis: call matching, Corr, CR, MPC on constructed gold chains and agent call logs.
+
+Every expected value below is worked out by hand; none is computed by the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kopa_gen.evaluate.action import canonical, compared_arguments, match_calls, score_action
+from kopa_gen.runtime.session import CallRecord
+from kopa_gen.spec.task import Task
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Call:
+    index: int
+    tool: str
+    arguments: Any
+    is_error: bool = False
+
+
+CORP: dict[str, Any] = {"id": "corp", "tool": "dart_corp_code", "args": {"corp_name": "삼성전자"}}
+A25: dict[str, Any] = {
+    "id": "a25",
+    "tool": "dart_major_accounts",
+    "args": {"corp_code": "00126380", "bsns_year": "2025", "reprt_code": "11011"},
+}
+A24: dict[str, Any] = {
+    "id": "a24",
+    "tool": "dart_major_accounts",
+    "args": {"corp_code": "00126380", "bsns_year": "2024", "reprt_code": "11011"},
+}
+NOTE: dict[str, Any] = {
+    "id": "note",
+    "tool": "workspace_write_file",
+    "args": {"path": "r.txt", "content": "매출 비교"},
+}
+# 4 gold calls in 3 steps; the middle step is parallel.
+GOLD: list[list[dict[str, Any]]] = [[CORP], [A25, A24], [NOTE]]
+
+
+def replay(*golds: dict[str, Any], start: int = 0) -> list[Call]:
+    return [Call(start + i, g["tool"], dict(g["args"])) for i, g in enumerate(golds)]
+
+
+def with_args(gold: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    return {**gold, "args": {**gold["args"], **changes}}
+
+
+def test_perfect_replay_scores_one() -> None:
+    score = score_action(GOLD, None, replay(CORP, A25, A24, NOTE), [[0], [1, 2], [3]])
+    assert (score.corr, score.cr, score.mpc, score.eff, score.action) == (1.0, 1.0, 1.0, 1.0, 1.0)
+    assert score.matched == [("corp", 0), ("a25", 1), ("a24", 2), ("note", 3)]
+
+
+def test_missing_call() -> None:
+    # corr 3/4; cr min(1, 4/3) = 1; the parallel step lacks a24 -> mpc 0; eff 0.5; action (0.75 + 0.5) / 2.
+    score = score_action(GOLD, None, replay(CORP, A25, NOTE), [[0], [1], [2]])
+    assert score.corr == 0.75
+    assert score.cr == 1.0
+    assert score.mpc == 0.0
+    assert score.eff == 0.5
+    assert score.action == 0.625
+    assert score.matched == [("corp", 0), ("a25", 1), ("note", 2)]
+
+
+def test_wrong_argument_does_not_match() -> None:
+    calls = replay(CORP, A25, with_args(A24, bsns_year="2023"), NOTE)
+    score = score_action(GOLD, None, calls, [[0], [1, 2], [3]])
+    # corr 3/4; cr 4/4; a24 unmatched -> mpc 0; action (0.75 + 0.5) / 2
+    assert (score.corr, score.cr, score.mpc, score.action) == (0.75, 1.0, 0.0, 0.625)
+    assert ("a24", 2) not in score.matched
+
+
+def test_compared_arguments_limit_the_check() -> None:
+    calls = replay(CORP, A25, A24, with_args(NOTE, content="전혀 다른 내용", extra="무시"))
+    assert score_action(GOLD, None, calls, [[0], [1, 2], [3]]).corr == 0.75
+    assert score_action(GOLD, {"note": ["path"]}, calls, [[0], [1, 2], [3]]).action == 1.0
+    # An empty compare list checks the tool only.
+    only_tool = replay(CORP, A25, A24, with_args(NOTE, path="other.txt"))
+    assert score_action(GOLD, {"note": []}, only_tool, [[0], [1, 2], [3]]).corr == 1.0
+
+
+def test_extra_redundant_calls_lower_cr_only() -> None:
+    # 8 agent calls for 4 gold calls: corr 1, cr 0.5, mpc 1, eff 0.75, action 0.875.
+    calls = replay(CORP, CORP, CORP, CORP, A25, A24, NOTE, NOTE)
+    score = score_action(GOLD, None, calls, [[0], [1], [2], [3], [4, 5], [6], [7]])
+    assert (score.corr, score.cr, score.mpc, score.eff, score.action) == (1.0, 0.5, 1.0, 0.75, 0.875)
+    assert score.matched == [("corp", 0), ("a25", 4), ("a24", 5), ("note", 6)]
+
+
+def test_parallel_step_issued_sequentially() -> None:
+    calls = replay(CORP, A25, A24, NOTE)
+    score = score_action(GOLD, None, calls, [[0], [1], [2], [3]])
+    assert (score.corr, score.cr, score.mpc, score.eff, score.action) == (1.0, 1.0, 0.0, 0.5, 0.75)
+    # No turn record at all: every call is its own turn.
+    assert score_action(GOLD, None, calls, []).mpc == 0.0
+    # A turn may hold more than the parallel step.
+    assert score_action(GOLD, None, calls, [[0, 1, 2], [3]]).mpc == 1.0
+
+
+def test_error_calls_do_not_match_but_count() -> None:
+    calls = [
+        Call(0, "dart_corp_code", {"corp_name": "삼성전자"}, is_error=True),
+        *replay(A25, A24, NOTE, start=1),
+    ]
+    score = score_action(GOLD, None, calls, [[0], [1, 2], [3]])
+    # corr 3/4; cr 4/4; mpc 1; eff 1; action (0.75 + 1) / 2
+    assert (score.corr, score.cr, score.mpc, score.action) == (0.75, 1.0, 1.0, 0.875)
+    assert score.matched == [("a25", 1), ("a24", 2), ("note", 3)]
+
+    retried = [calls[0], *replay(CORP, A25, A24, NOTE, start=1)]
+    score = score_action(GOLD, None, retried, [[0], [1], [2, 3], [4]])
+    # corr 1; cr 4/5 = 0.8; mpc 1; eff 0.9; action 0.95
+    assert (score.corr, score.cr, score.mpc) == (1.0, 0.8, 1.0)
+    assert score.eff == pytest.approx(0.9)
+    assert score.action == pytest.approx(0.95)
+    assert score.matched[0] == ("corp", 1)
+
+
+def test_numeric_strings_equal_numbers() -> None:
+    calls = replay(
+        CORP, with_args(A25, bsns_year=2025, reprt_code=11011), with_args(A24, bsns_year=2024.0), NOTE
+    )
+    assert score_action(GOLD, None, calls, [[0], [1, 2], [3]]).action == 1.0
+    # A leading zero makes a code an identifier: 126380 is not "00126380".
+    wrong_code = replay(CORP, with_args(A25, corp_code=126380), A24, NOTE)
+    assert score_action(GOLD, None, wrong_code, [[0], [1, 2], [3]]).corr == 0.75
+
+
+def test_value_normalization() -> None:
+    assert canonical("2025") == canonical(2025) == canonical(2025.0) == canonical(" 2025.00 ")
+    assert canonical("-3.5") == canonical(-3.5)
+    assert canonical("005930") != canonical(5930)
+    assert canonical("005930") == canonical(" 005930")
+    assert canonical(" 삼성전자\n") == canonical("삼성전자")
+    assert canonical("A,B,C") == canonical("C, B ,A") == canonical(["B", "A", "C"])
+    assert canonical("1,2") == canonical([2, "1"])
+    assert canonical("A,B") != canonical("A,B,C")
+    assert canonical(["A"]) == canonical("A")
+    assert canonical(True) != canonical(1)
+    assert canonical(True) != canonical("true")
+    assert canonical(None) != canonical("")
+    assert canonical({"a": "1"}) == canonical({"a": 1})
+
+
+def test_none_equals_absent_argument() -> None:
+    gold = [[{"id": "x", "tool": "t", "args": {"a": "1"}}]]
+    compared = {"x": ["a", "b"]}
+    assert score_action(gold, compared, [Call(0, "t", {"a": 1, "b": None})], [[0]]).corr == 1.0
+    assert score_action(gold, compared, [Call(0, "t", {"a": 1, "b": 0})], [[0]]).corr == 0.0
+
+
+def test_odd_agent_arguments_never_raise() -> None:
+    deep: Any = "x"
+    for _ in range(100_000):
+        deep = [deep]
+    odd: list[Any] = [None, "corp_name=삼성전자", ["삼성전자"], 7, {"corp_name": deep}, {1: "a", None: 2}]
+    calls = [Call(i, "dart_corp_code", arguments) for i, arguments in enumerate(odd)]
+    calls.append(Call(len(odd), "dart_corp_code", {"corp_name": object()}))
+    score = score_action(GOLD, None, calls, [list(range(len(calls)))])
+    assert score.corr == 0.0
+    assert score.matched == []
+    # A gold call without arguments is matched by a call with non-dict arguments (nothing to compare).
+    bare = [[{"id": "k", "tool": "t", "args": {}}]]
+    assert score_action(bare, None, [Call(0, "t", "garbage")], [[0]]).corr == 1.0
+
+
+def test_no_calls() -> None:
+    score = score_action(GOLD, None, [], [])
+    assert (score.corr, score.cr, score.mpc, score.action) == (0.0, 0.0, 0.0, 0.0)
+    sequential = [[CORP], [NOTE]]
+    score = score_action(sequential, None, [], [])
+    # no parallel step -> mpc 1; action (0 + (0 + 1) / 2) / 2
+    assert (score.corr, score.cr, score.mpc, score.action) == (0.0, 0.0, 1.0, 0.25)
+    empty = score_action([], None, [], [])
+    assert (empty.corr, empty.cr, empty.mpc, empty.action) == (1.0, 1.0, 1.0, 1.0)
+
+
+def test_matching_is_one_to_one_and_greedy_in_order() -> None:
+    twice = [[{"id": "p", "tool": "t", "args": {"a": 1}}, {"id": "q", "tool": "t", "args": {"a": 1}}]]
+    assert match_calls(twice, None, [Call(0, "t", {"a": 1})]) == [("p", 0)]
+    assert match_calls(twice, None, [Call(0, "t", {"a": 1}), Call(1, "t", {"a": "1"})]) == [
+        ("p", 0),
+        ("q", 1),
+    ]
+    # Agent order does not matter: the gold call takes the earliest matching agent call.
+    assert match_calls(GOLD, None, replay(NOTE, A24, A25, CORP)) == [
+        ("corp", 3),
+        ("a25", 2),
+        ("a24", 1),
+        ("note", 0),
+    ]
+
+
+def test_indices_and_turns_use_call_index() -> None:
+    calls = replay(CORP, A25, A24, NOTE, start=10)
+    score = score_action(GOLD, None, calls, [[10], [11, 12], [13]])
+    assert score.action == 1.0
+    assert score.matched == [("corp", 10), ("a25", 11), ("a24", 12), ("note", 13)]
+
+
+def test_session_call_records_fit() -> None:
+    records = [
+        CallRecord(i, g["tool"], dict(g["args"]), False, "{}", {}, None, 1.0)
+        for i, g in enumerate([CORP, A25, A24, NOTE])
+    ]
+    assert score_action(GOLD, None, records, [[0], [1, 2], [3]]).action == 1.0
+
+
+def test_gold_fixture_replays_to_one() -> None:
+    fixture = json.loads((ROOT / "generated/fixtures/finance/fin-001.json").read_text(encoding="utf-8"))
+    calls = [
+        Call(i, c["tool"], c["args"]) for i, c in enumerate(c for step in fixture["steps"] for c in step)
+    ]
+    score = score_action(fixture["steps"], None, calls, [[c.index] for c in calls])
+    assert score.action == 1.0
+    assert score.matched == [("corp", 0), ("accounts", 1)]
+
+
+def test_compared_arguments_from_task() -> None:
+    task = Task.model_validate(
+        {
+            "id": "fin-009",
+            "domain": "finance",
+            "query": "질문",
+            "system": {"today": "2026-11-29", "keys": ["dart"]},
+            "max_calls": 4,
+            "reward": ["RESPONSE"],
+            "gold": [
+                {
+                    "calls": [
+                        {"id": "a", "tool": "t", "args": {"x": "1", "y": "2"}, "compare": ["x"]},
+                        {"id": "b", "tool": "t", "args": {"x": "3"}},
+                    ]
+                }
+            ],
+            "answer": {"kind": "number", "value": 1},
+            "answer_from": {"from": "a", "path": "rows[0].v"},
+        }
+    )
+    assert compared_arguments(task) == {"a": ["x"]}

@@ -1,0 +1,50 @@
+"""The reference policies through the real runner: the oracle scores 1.0 everywhere, do-nothing scores 0
+everywhere, and the failure-mode baselines fail where their failure mode matters."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from kopa_gen.evaluate.runner import EvalConfig, run_eval
+from kopa_gen.project import Project
+from kopa_gen.world.build import BuiltWorld
+
+
+def run(project: Project, name: str, out: Path, rollouts: int = 1) -> list[dict[str, object]]:
+    return asyncio.run(run_eval(project, EvalConfig(policy=name, out=out, rollouts=rollouts, concurrency=4)))
+
+
+def test_oracle_scores_one_on_every_task(project: Project, world: BuiltWorld, tmp_path: Path) -> None:
+    records = run(project, "oracle", tmp_path)
+    assert len(records) == len(project.tasks)
+    failed = [(r["task"], r["response"], r["environment"]) for r in records if not r["reward"]]
+    assert failed == []
+    assert all(r["action"]["action"] == 1.0 for r in records)
+
+
+def test_do_nothing_scores_zero_on_every_task(project: Project, world: BuiltWorld, tmp_path: Path) -> None:
+    records = run(project, "do-nothing", tmp_path)
+    assert [r["task"] for r in records if r["reward"]] == []
+    assert all(r["calls"] == [] for r in records)
+
+
+def test_runs_resume_without_redoing_episodes(project: Project, world: BuiltWorld, tmp_path: Path) -> None:
+    first = run(project, "oracle", tmp_path, rollouts=1)
+    episodes = tmp_path / "episodes.jsonl"
+    lines = episodes.read_text(encoding="utf-8").splitlines()
+    episodes.write_text("\n".join(lines[:1]) + "\n", encoding="utf-8")  # as if the run died after one episode
+    again = run(project, "oracle", tmp_path, rollouts=2)
+    assert len(again) == 2 * len(project.tasks)
+    keys = [json.loads(line)["key"] for line in episodes.read_text(encoding="utf-8").splitlines()]
+    assert len(keys) == len(set(keys)) == 2 * len(project.tasks)
+    assert keys[0] == first[0]["key"]
+
+
+def test_no_lookup_fails_chains_that_start_with_a_lookup(
+    project: Project, world: BuiltWorld, tmp_path: Path
+) -> None:
+    records = {r["task"]: r for r in run(project, "no-lookup", tmp_path)}
+    assert records["fin-001"]["reward"] is False
+    assert all(c["tool"] != "dart_corp_code" for c in records["fin-001"]["calls"])
