@@ -167,6 +167,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_stats(args: argparse.Namespace) -> int:
+    from kopa_gen.evaluate.taskstats import benchmark_table, handoff_table
+
+    project = _project(args)
+    print(benchmark_table(project))
+    print()
+    print(handoff_table(project))
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from kopa_gen.demo import run_demo
 
@@ -239,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         "--live", action="store_true", help="call the real services with keys from the environment"
     )
     e.set_defaults(func=cmd_eval)
+
+    st = sub.add_parser("stats", help="the benchmark table and handoff statistics of the tasks")
+    st.set_defaults(func=cmd_stats)
 
     d = sub.add_parser("demo", help="build, then run a cross-platform chain on the embedded sandbox")
     d.add_argument("--seed", type=int, default=None)

@@ -120,3 +120,14 @@ def test_a_declared_answer_the_chain_does_not_give_is_a_build_error(
     assert asyncio.run(run_gold(project, file, wrong, project.world.seed, diags)) is None
     (error,) = diags.errors
     assert error.path == "answer" and "disagrees with the gold chain" in error.message
+
+
+def test_stats_tables_cover_every_domain(project: Project) -> None:
+    from kopa_gen.evaluate.taskstats import benchmark_table, handoff_table, percentile
+
+    table = benchmark_table(project)
+    for _, task in project.tasks:
+        assert f"| {task.domain.value} |" in table
+    assert f"| all | {len(project.tasks)} |" in table
+    assert "one-to-many" in handoff_table(project)
+    assert percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9) == 9.1
