@@ -54,3 +54,18 @@ async def test_budget_and_exposure_are_enforced_as_tool_errors(project: Project,
             "bad_arguments",
             "budget",
         ]
+
+
+@pytest.mark.anyio
+async def test_parallel_calls_cannot_overrun_the_budget(project: Project, world: BuiltWorld) -> None:
+    import asyncio
+
+    async with Session.open(project, ["region"], max_calls=2) as s:
+        outcomes = await asyncio.gather(
+            *(
+                s.call("region_list_legal_districts", {"locatadd_nm": name})
+                for name in ("서울", "부산", "대구")
+            )
+        )
+        assert [o.error_code for o in outcomes].count("budget") == 1
+        assert len(s.calls) == 3 and s.exhausted

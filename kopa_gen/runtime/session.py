@@ -46,6 +46,9 @@ class Session:
     max_calls: int | None = None
     exposed: frozenset[str] | None = None
     calls: list[CallRecord] = field(default_factory=list)
+    started: int = (
+        0  # calls admitted so far, counted before they run so parallel calls cannot overrun the budget
+    )
 
     @classmethod
     def open(
@@ -94,7 +97,7 @@ class Session:
 
     @property
     def exhausted(self) -> bool:
-        return self.max_calls is not None and len(self.calls) >= self.max_calls
+        return self.max_calls is not None and self.started >= self.max_calls
 
     def _toolbox(self, tool: str) -> ToolBox | None:
         if self.exposed is not None and tool not in self.exposed:
@@ -106,7 +109,10 @@ class Session:
         goes back to the model; the call is logged either way."""
         start = time.perf_counter()
         box = self._toolbox(tool)
-        if self.exhausted:
+        over = self.exhausted
+        if not over:
+            self.started += 1
+        if over:
             outcome = ToolOutcome(
                 True,
                 f"call budget of {self.max_calls} calls is used up; answer with what you have",

@@ -1,0 +1,326 @@
+"""The real-model policy: any OpenAI-compatible chat-completions endpoint with tools (vLLM, SGLang, hosted APIs),
+spoken as plain HTTP with httpx.
+
+One episode is a loop of model turns. Each turn sends the whole transcript and the session's tools; the tool calls
+of a turn run concurrently through `Session.call`, whose outcome (tool errors included) goes back to the model as
+a `tool` message. Nothing the model does ends the episode early except answering: malformed arguments, unknown
+tools and a used-up budget are tool errors the session answers. What ends it otherwise is ours to decide: the
+call budget, `max_turns`, the episode time-out, or the endpoint failing for good (stop reason `error`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kopa_gen.client.errors import redact
+from kopa_gen.policies.base import Episode, TaskContext, register, system_prompt
+from kopa_gen.runtime.session import Session
+
+log = logging.getLogger(__name__)
+
+
+def openai_tools(mcp_tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """MCP tool descriptions (name, description, inputSchema) in the OpenAI function-calling format."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool["name"],
+                "description": tool.get("description", ""),
+                "parameters": tool["inputSchema"],
+            },
+        }
+        for tool in mcp_tools
+    ]
+
+
+class _Function(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    name: str = ""
+    # A string by the spec; some servers send an object, or nothing for a tool without parameters.
+    arguments: str | dict[str, Any] | None = None
+
+
+class _ToolCall(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    id: str | None = None
+    function: _Function
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    # null when the model only calls tools; a list of content parts on some servers.
+    content: str | list[dict[str, Any]] | None = None
+    tool_calls: list[_ToolCall] | None = None
+
+
+class _Choice(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    message: _Message
+    # Informational only: whether the turn calls tools is decided by `tool_calls`, since servers disagree on
+    # finish_reason ("tool_calls", "stop", "eos", "length" ...).
+    finish_reason: str | None = None
+
+
+class _Completion(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    choices: list[_Choice] = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call of a model turn: its id (made up when the server sent none), the tool name, the arguments
+    as the model wrote them, and the value the session is called with."""
+
+    id: str
+    tool: str
+    raw: str | dict[str, Any] | None
+    arguments: Any
+
+    def wire(self) -> dict[str, Any]:
+        """The call as it goes back into the transcript. Arguments stay a JSON string; malformed JSON is kept as a
+        JSON string literal, because servers such as vLLM json-decode every history argument and would reject
+        the whole next request."""
+        if isinstance(self.raw, dict):
+            text = json.dumps(self.raw, ensure_ascii=False)
+        elif self.raw is None or not self.raw.strip():
+            text = "{}"
+        else:
+            try:
+                json.loads(self.raw)
+                text = self.raw
+            except ValueError:
+                text = json.dumps(self.raw, ensure_ascii=False)
+        return {"id": self.id, "type": "function", "function": {"name": self.tool, "arguments": text}}
+
+
+def decode_arguments(raw: str | dict[str, Any] | None) -> Any:
+    """What the session is called with: the decoded JSON value, `{}` for no arguments, or the raw string when it
+    is not JSON (the session answers that with a tool error naming the tool)."""
+    if raw is None or isinstance(raw, dict):
+        return raw or {}
+    if not raw.strip():
+        return {}
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One assistant message: its text and its tool calls, in the order the model gave them."""
+
+    content: str
+    calls: list[Call]
+    finish_reason: str | None
+
+    def message(self) -> dict[str, Any]:
+        if not self.calls:
+            return {"role": "assistant", "content": self.content}
+        # content may be null next to tool calls; an empty tool_calls list is left out, as servers prefer.
+        return {
+            "role": "assistant",
+            "content": self.content or None,
+            "tool_calls": [c.wire() for c in self.calls],
+        }
+
+
+def parse_turn(body: Any, turn: int) -> Turn:
+    """The first choice of a chat-completion body. Raises `EndpointError` when the body is not a completion."""
+    try:
+        completion = _Completion.model_validate(body)
+    except ValidationError as exc:
+        raise EndpointError(f"malformed chat completion: {exc.errors()[0]['msg']}") from exc
+    choice = completion.choices[0]
+    content = choice.message.content
+    if isinstance(content, list):
+        content = "".join(str(part.get("text", "")) for part in content if part.get("type") == "text")
+    calls: list[Call] = []
+    seen: set[str] = set()
+    for i, tc in enumerate(choice.message.tool_calls or []):
+        call_id = tc.id if tc.id and tc.id not in seen else f"call_{turn}_{i}"
+        seen.add(call_id)
+        raw = tc.function.arguments
+        calls.append(Call(call_id, tc.function.name, raw, decode_arguments(raw)))
+    return Turn(content or "", calls, choice.finish_reason)
+
+
+class EndpointError(Exception):
+    """The endpoint failed for good (a non-retryable status, retries used up, or a body that is not a chat
+    completion). Ends the episode with stop reason `error`; the message is already redacted."""
+
+
+def _retryable(status: int) -> bool:
+    return status == 429 or status >= 500
+
+
+@register("openai")
+class OpenAIPolicy:
+    """A model behind an OpenAI-compatible `/chat/completions` endpoint.
+
+    `api_key_env` names the environment variable holding the key, read once per episode and sent as a Bearer
+    token; when it is unset no Authorization header is sent (a local vLLM without `--api-key`). Each request may
+    take `call_timeout_s`; time-outs, transport errors, 429 and 5xx are retried `retries` times with
+    exponential backoff (`backoff_s`, doubled each time); other statuses end the episode at once. The whole
+    episode, backoff included, is bounded by `episode_timeout_s`. `extra_body` is merged into every request
+    (e.g. `seed`, `max_tokens`, vLLM's `chat_template_kwargs`).
+    """
+
+    name: str = "openai"
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key_env: str = "OPENAI_API_KEY",
+        temperature: float = 0.0,
+        max_turns: int = 30,
+        call_timeout_s: float = 60.0,
+        episode_timeout_s: float = 600.0,
+        retries: int = 3,
+        backoff_s: float = 1.0,
+        extra_body: dict[str, Any] | None = None,
+    ) -> None:
+        if max_turns < 1 or retries < 0 or call_timeout_s <= 0 or episode_timeout_s <= 0 or backoff_s < 0:
+            raise ValueError(
+                "openai policy: max_turns >= 1, retries >= 0, backoff_s >= 0 and positive time-outs"
+            )
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key_env = api_key_env
+        self.temperature = temperature
+        self.max_turns = max_turns
+        self.call_timeout_s = call_timeout_s
+        self.episode_timeout_s = episode_timeout_s
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self.extra_body = dict(extra_body or {})
+
+    async def run(self, ctx: TaskContext, session: Session) -> Episode:
+        episode = Episode(
+            final_message="",
+            messages=[
+                {"role": "system", "content": system_prompt(ctx.task)},
+                {"role": "user", "content": ctx.task.query},
+            ],
+        )
+        key = os.environ.get(self.api_key_env) or None
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        try:
+            async with (
+                asyncio.timeout(self.episode_timeout_s),
+                httpx.AsyncClient(headers=headers, timeout=self.call_timeout_s) as client,
+            ):
+                await self._loop(_Endpoint(self, client, key), session, episode)
+        except TimeoutError:
+            episode.stop_reason = "timeout"
+            episode.error = f"episode time-out of {self.episode_timeout_s:g}s reached"
+        except EndpointError as exc:
+            episode.stop_reason = "error"
+            episode.error = str(exc)
+        if episode.stop_reason != "answered":
+            episode.final_message = _last_content(episode.messages)
+        return episode
+
+    async def _loop(self, endpoint: _Endpoint, session: Session, episode: Episode) -> None:
+        tools = openai_tools(session.tools())
+        for turn_no in range(self.max_turns):
+            turn = parse_turn(await endpoint.complete(episode.messages, tools), turn_no)
+            episode.messages.append(turn.message())
+            if not turn.calls:
+                episode.stop_reason = "answered"
+                episode.final_message = turn.content
+                return
+            await _execute(session, turn.calls, episode)
+            if session.exhausted:
+                episode.stop_reason = "budget"
+                return
+        episode.stop_reason = "max_turns"
+
+
+async def _execute(session: Session, calls: list[Call], episode: Episode) -> None:
+    """Run one turn's calls concurrently; tool messages follow in the order the model gave the calls. The turn's
+    session-call indices are recorded even when the episode time-out cuts the turn short.
+
+    Only the calls that fit the remaining budget run concurrently: the session checks its budget before a call
+    and logs it after, so calls in flight together would all pass the check. The rest go one by one afterwards,
+    and the session answers each with its budget tool error."""
+    first = len(session.calls)
+    room = len(calls) if session.max_calls is None else max(0, session.max_calls - first)
+    try:
+        outcomes = list(await asyncio.gather(*(session.call(c.tool, c.arguments) for c in calls[:room])))
+        for c in calls[room:]:
+            outcomes.append(await session.call(c.tool, c.arguments))
+    finally:
+        episode.turns.append(list(range(first, len(session.calls))))
+    for call, outcome in zip(calls, outcomes, strict=True):
+        episode.messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.text})
+
+
+def _last_content(messages: list[dict[str, Any]]) -> str:
+    for message in reversed(messages):
+        if message["role"] == "assistant" and message.get("content"):
+            return str(message["content"])
+    return ""
+
+
+@dataclass
+class _Endpoint:
+    """One episode's connection to the chat-completions endpoint: request building, retries, redaction."""
+
+    policy: OpenAIPolicy
+    client: httpx.AsyncClient
+    key: str | None
+
+    def _redact(self, text: str) -> str:
+        return redact(text, [self.key or ""])
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        p = self.policy
+        body: dict[str, Any] = {"model": p.model, "messages": messages, "temperature": p.temperature}
+        if tools:
+            body |= {"tools": tools, "tool_choice": "auto", "parallel_tool_calls": True}
+        body |= p.extra_body
+        url = f"{p.base_url}/chat/completions"
+        failure = ""
+        for attempt in range(p.retries + 1):
+            if attempt:
+                delay = p.backoff_s * 2 ** (attempt - 1)
+                log.warning("chat completion failed (%s); retry %d in %.2fs", failure, attempt, delay)
+                await asyncio.sleep(delay)
+            try:
+                async with asyncio.timeout(p.call_timeout_s):
+                    response = await self.client.post(url, json=body)
+            except (TimeoutError, httpx.TimeoutException):
+                failure = f"no response within {p.call_timeout_s:g}s"
+                continue
+            except httpx.TransportError as exc:
+                failure = self._redact(f"{type(exc).__name__}: {exc}")
+                continue
+            if response.status_code == 200:
+                try:
+                    return response.json()
+                except ValueError as exc:
+                    raise EndpointError("chat completion is not JSON") from exc
+            failure = self._redact(f"HTTP {response.status_code}: {response.text[:500]}")
+            if not _retryable(response.status_code):
+                raise EndpointError(self._redact(f"chat completions at {p.base_url} failed: {failure}"))
+        raise EndpointError(
+            self._redact(f"chat completions at {p.base_url} failed after {p.retries + 1} attempts: {failure}")
+        )
