@@ -227,7 +227,9 @@ class OpenAIPolicy:
                 asyncio.timeout(self.episode_timeout_s),
                 httpx.AsyncClient(headers=headers, timeout=self.call_timeout_s) as client,
             ):
-                await self._loop(_Endpoint(self, client, key), session, episode)
+                # Each (seed, rollout) samples differently and reproducibly where the server honours `seed`.
+                seed = ctx.seed * 1000 + ctx.rollout
+                await self._loop(_Endpoint(self, client, key, seed), session, episode)
         except TimeoutError:
             episode.stop_reason = "timeout"
             episode.error = f"episode time-out of {self.episode_timeout_s:g}s reached"
@@ -287,13 +289,19 @@ class _Endpoint:
     policy: OpenAIPolicy
     client: httpx.AsyncClient
     key: str | None
+    seed: int = 0
 
     def _redact(self, text: str) -> str:
         return redact(text, [self.key or ""])
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         p = self.policy
-        body: dict[str, Any] = {"model": p.model, "messages": messages, "temperature": p.temperature}
+        body: dict[str, Any] = {
+            "model": p.model,
+            "messages": messages,
+            "temperature": p.temperature,
+            "seed": self.seed,
+        }
         if tools:
             body |= {"tools": tools, "tool_choice": "auto", "parallel_tool_calls": True}
         body |= p.extra_body
