@@ -1,6 +1,7 @@
 """`kopa-gen demo`: a cross-platform chain on the embedded sandbox, through the generated MCP servers and the
 official MCP client (no keys, no network). It shows the pieces agree: a company found in DART is the same company
-in FSC, its address is a real legal district, and schools of that district are in NEIS."""
+in FSC, its address is a real legal district, and schools of that district are in NEIS. Then it runs the
+benchmark tasks with the reference policies (oracle and scripted baselines)."""
 
 from __future__ import annotations
 
@@ -73,4 +74,23 @@ async def run_demo(project: Project) -> int:
     print(f"  head office {company['adres']!r} -> legal district {dong['region_cd']} ({dong['locatadd_nm']})")
     print(f"  schools named like '매탄' in {gu}: {len(in_gu)}")
     print(f"  unfiltered stock-price records: {everything['total_count']:,}")
+    await benchmark(project)
     return 0
+
+
+async def benchmark(project: Project) -> None:
+    """The benchmark with the reference policies (not models): the oracle must score 1.0, the baselines show
+    the failure modes the tasks are built to catch."""
+    import tempfile
+    from pathlib import Path
+
+    from kopa_gen.evaluate.report import print_summary
+    from kopa_gen.evaluate.runner import EvalConfig, run_eval
+
+    if not project.tasks:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("oracle", "no-lookup", "first-page", "do-nothing"):
+            records = await run_eval(project, EvalConfig(policy=name, out=Path(tmp) / name, rollouts=1))
+            print(f"\nKOPA-Bench, reference policy `{name}` ({len(records)} episodes):")
+            print_summary(records, 1)

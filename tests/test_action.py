@@ -179,8 +179,8 @@ def test_no_calls() -> None:
     assert (score.corr, score.cr, score.mpc, score.action) == (0.0, 0.0, 0.0, 0.0)
     sequential = [[CORP], [NOTE]]
     score = score_action(sequential, None, [], [])
-    # no parallel step -> mpc 1; action (0 + (0 + 1) / 2) / 2
-    assert (score.corr, score.cr, score.mpc, score.action) == (0.0, 0.0, 1.0, 0.25)
+    # no call at all earns no efficiency credit, even without parallel steps
+    assert (score.corr, score.cr, score.mpc, score.action) == (0.0, 0.0, 0.0, 0.0)
     empty = score_action([], None, [], [])
     assert (empty.corr, empty.cr, empty.mpc, empty.action) == (1.0, 1.0, 1.0, 1.0)
 

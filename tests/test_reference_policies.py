@@ -28,6 +28,7 @@ def test_do_nothing_scores_zero_on_every_task(project: Project, world: BuiltWorl
     records = run(project, "do-nothing", tmp_path)
     assert [r["task"] for r in records if r["reward"]] == []
     assert all(r["calls"] == [] for r in records)
+    assert all(r["action"]["action"] == 0.0 for r in records), "no calls, no ACTION credit"
 
 
 def test_runs_resume_without_redoing_episodes(project: Project, world: BuiltWorld, tmp_path: Path) -> None:

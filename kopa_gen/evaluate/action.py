@@ -186,9 +186,15 @@ def score_action(
         turn_keys = {turn_of.get(index, -1 - index) for index in indices if index is not None}
         together += len(turn_keys) == 1
     mpc = together / len(parallel) if parallel else 1.0
+    if not calls and n_gold_calls(gold_steps):
+        mpc = 0.0  # nothing done earns no efficiency credit: doing nothing scores ACTION 0
 
     eff = (cr + mpc) / 2
     return ActionScore(corr=corr, cr=cr, mpc=mpc, eff=eff, action=(corr + eff) / 2, matched=matched)
+
+
+def n_gold_calls(gold_steps: Sequence[Sequence[GoldCall]]) -> int:
+    return sum(len(step) for step in gold_steps)
 
 
 def compared_arguments(task: Task) -> dict[str, list[str]]:
