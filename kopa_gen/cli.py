@@ -167,6 +167,26 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from kopa_gen.evaluate.report import render_report
+
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for folder in map(Path, args.runs):
+        episodes = folder / "episodes.jsonl"
+        if not episodes.exists():
+            raise SystemExit(f"{episodes} not found; run `kopa-gen eval --out {folder}` first")
+        lines = episodes.read_text(encoding="utf-8").splitlines()
+        runs[folder.name] = [json.loads(line) for line in lines if line.strip()]
+    md, html = render_report(runs, args.k)
+    out = Path(args.out) if args.out else Path(args.runs[0])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.md").write_text(md, encoding="utf-8")
+    (out / "report.html").write_text(html, encoding="utf-8")
+    print(md)
+    print(f"wrote {out / 'report.md'} and {out / 'report.html'}")
+    return 0
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     from kopa_gen.evaluate.taskstats import benchmark_table, handoff_table
 
@@ -249,6 +269,12 @@ def main(argv: list[str] | None = None) -> int:
         "--live", action="store_true", help="call the real services with keys from the environment"
     )
     e.set_defaults(func=cmd_eval)
+
+    rp = sub.add_parser("report", help="markdown and HTML report of one run, or several side by side")
+    rp.add_argument("runs", nargs="+", help="run folders (runs/<name>)")
+    rp.add_argument("--k", type=int, default=4, help="k of pass@k")
+    rp.add_argument("--out", help="where to write report.md and report.html (default: the first run folder)")
+    rp.set_defaults(func=cmd_report)
 
     st = sub.add_parser("stats", help="the benchmark table and handoff statistics of the tasks")
     st.set_defaults(func=cmd_stats)

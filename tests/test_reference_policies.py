@@ -49,3 +49,15 @@ def test_no_lookup_fails_chains_that_start_with_a_lookup(
     records = {r["task"]: r for r in run(project, "no-lookup", tmp_path)}
     assert records["fin-001"]["reward"] is False
     assert all(c["tool"] != "dart_corp_code" for c in records["fin-001"]["calls"])
+
+
+def test_report_renders_runs_side_by_side(project: Project, world: BuiltWorld, tmp_path: Path) -> None:
+    from kopa_gen.evaluate.report import render_report
+
+    oracle = run(project, "oracle", tmp_path / "oracle")
+    nothing = run(project, "do-nothing", tmp_path / "nothing")
+    md, html = render_report({"oracle": oracle, "do-nothing": nothing}, k=1)
+    assert "## oracle" in md and "## do-nothing" in md
+    assert f"| all | {len(project.tasks)} | {len(project.tasks)} | {len(project.tasks)} | 1.0000 |" in md
+    assert "| no calls |" in md
+    assert html.count("<svg") == 8 and "<script" not in html
