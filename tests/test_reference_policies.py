@@ -61,3 +61,29 @@ def test_report_renders_runs_side_by_side(project: Project, world: BuiltWorld, t
     assert f"| all | {len(project.tasks)} | {len(project.tasks)} | {len(project.tasks)} | 1.0000 |" in md
     assert "| no calls |" in md
     assert html.count("<svg") == 8 and "<script" not in html
+
+
+def outcome(records: list[dict[str, object]]) -> list[tuple[object, ...]]:
+    keep = ("key", "reward", "stop_reason", "final_message", "state_hash")
+    return sorted(
+        (*(r[k] for k in keep), str(r["action"]), str(r["response"]), str(r["environment"])) for r in records
+    )
+
+
+def test_interrupted_and_resumed_run_equals_an_uninterrupted_one(
+    project: Project, world: BuiltWorld, tmp_path: Path
+) -> None:
+    whole = run(project, "no-lookup", tmp_path / "whole", rollouts=2)
+    part = tmp_path / "part"
+    run(project, "no-lookup", part, rollouts=2)
+    episodes = part / "episodes.jsonl"
+    lines = episodes.read_text(encoding="utf-8").splitlines()
+    episodes.write_text("\n".join(lines[: len(lines) // 2]) + "\n", encoding="utf-8")
+    resumed = run(project, "no-lookup", part, rollouts=2)
+    assert outcome(resumed) == outcome(whole)
+
+
+def test_same_seed_same_scores(project: Project, world: BuiltWorld, tmp_path: Path) -> None:
+    first = run(project, "first-page", tmp_path / "a", rollouts=1)
+    second = run(project, "first-page", tmp_path / "b", rollouts=1)
+    assert outcome(first) == outcome(second)
