@@ -87,3 +87,15 @@ def test_same_seed_same_scores(project: Project, world: BuiltWorld, tmp_path: Pa
     first = run(project, "first-page", tmp_path / "a", rollouts=1)
     second = run(project, "first-page", tmp_path / "b", rollouts=1)
     assert outcome(first) == outcome(second)
+
+
+def test_failure_mode_baselines_score_well_below_the_oracle(
+    project: Project, world: BuiltWorld, tmp_path: Path
+) -> None:
+    def pass_rate(name: str) -> float:
+        records = run(project, name, tmp_path / name)
+        return sum(bool(r["reward"]) for r in records) / len(records)
+
+    assert pass_rate("oracle") == 1.0
+    assert pass_rate("no-lookup") < 0.5, "guessing codes must fail most chains"
+    assert pass_rate("first-page") < 0.85, "never paging must fail the paging tasks"

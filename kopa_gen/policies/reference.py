@@ -5,7 +5,8 @@ named for what they do; none of them is, or pretends to be, a model.
 - `oracle`: every gold call, resolving references against its own results; answers from them.
 - `no-lookup`: skips the code lookups (the first step's lookup tools) and guesses a code of the right shape
   instead (the gold code with its last digit changed), then carries on.
-- `first-page`: never pages: drops every page-number argument, so it sees only page 1.
+- `first-page`: never pages: drops every page-number and page-size argument, so it sees only the first page
+  at the platform's default size.
 - `do-nothing`: answers at once without calling anything (must score 0 on every task).
 """
 
@@ -23,7 +24,9 @@ from kopa_gen.spec.task import From, GoldCall
 LOOKUP_TOOLS = frozenset(
     {"dart_corp_code", "fsc_get_corp_outline", "neis_search_schools", "region_list_legal_districts"}
 )
-PAGE_ARGS = frozenset({"pageNo", "pIndex", "page_no", "page"})
+PAGE_ARGS = frozenset(
+    {"pageNo", "pIndex", "page_no", "page", "numOfRows", "pSize", "page_count", "page_size"}
+)
 UNKNOWN = "정답: 알 수 없습니다."
 
 # (call, resolved args) -> args to send, or None to skip the call
