@@ -160,6 +160,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         seeds=args.seeds,
         concurrency=args.concurrency,
         live=args.live,
+        judge={
+            "base_url": args.judge_base_url,
+            "model": args.judge_model,
+            "api_key_env": args.judge_api_key_env,
+        }
+        if args.judge_base_url
+        else None,
     )
     records = asyncio.run(run_eval(project, config, print_progress))
     print_summary(records, config.rollouts)
@@ -268,6 +275,11 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument(
         "--live", action="store_true", help="call the real services with keys from the environment"
     )
+    e.add_argument(
+        "--judge-base-url", help="OpenAI-compatible endpoint of an LLM judge (RESPONSE fallback; off)"
+    )
+    e.add_argument("--judge-model", help="judge model name")
+    e.add_argument("--judge-api-key-env", default="OPENAI_API_KEY")
     e.set_defaults(func=cmd_eval)
 
     rp = sub.add_parser("report", help="markdown and HTML report of one run, or several side by side")

@@ -99,3 +99,26 @@ def test_failure_mode_baselines_score_well_below_the_oracle(
     assert pass_rate("oracle") == 1.0
     assert pass_rate("no-lookup") < 0.5, "guessing codes must fail most chains"
     assert pass_rate("first-page") < 0.85, "never paging must fail the paging tasks"
+
+
+def test_llm_judge_fallback_over_loopback(project: Project, world: BuiltWorld, tmp_path: Path) -> None:
+    """The judge is asked only where the rules found no match, and only decides RESPONSE."""
+    from kopa_gen.policies.double import ChatDouble, Reply
+
+    tasks = ["fin-001", "dis-001"]  # RESPONSE only / RESPONSE + ENVIRONMENT
+    with ChatDouble([Reply(content="YES"), Reply(content="YES")]) as double:
+        judge = {"base_url": double.base_url, "model": "judge-double", "api_key_env": "KOPA_TEST_NO_KEY"}
+        config = EvalConfig(policy="do-nothing", out=tmp_path / "j", rollouts=1, tasks=tasks, judge=judge)
+        records = {r["task"]: r for r in asyncio.run(run_eval(project, config))}
+        asked = len(double.requests)
+    assert asked == 2
+    assert (
+        records["fin-001"]["reward"] is True
+        and "LLM judge said YES" in records["fin-001"]["response"]["reason"]
+    )
+    assert records["dis-001"]["reward"] is False, "the judge never passes a wrong workspace state"
+    with ChatDouble([]) as silent:
+        judge = {"base_url": silent.base_url, "model": "judge-double", "api_key_env": "KOPA_TEST_NO_KEY"}
+        config = EvalConfig(policy="oracle", out=tmp_path / "o", rollouts=1, tasks=tasks, judge=judge)
+        assert all(r["reward"] for r in asyncio.run(run_eval(project, config)))
+        assert silent.requests == [], "no judge call when the rules already match"

@@ -15,7 +15,7 @@ from typing import Any
 from kopa_gen.evaluate.answers import ListAnswer
 from kopa_gen.evaluate.response import score_response
 from kopa_gen.project import Project
-from kopa_gen.runtime.paths import PathError, evaluate, select
+from kopa_gen.runtime.paths import PathError, evaluate, inner_path, select
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.spec.diagnostics import Diagnostics
@@ -99,6 +99,17 @@ async def run_gold(
     if task.answer is not None and task.answer_from is not None:
         try:
             answer_value = evaluate(results[task.answer_from.call], task.answer_from.path)
+            source = results[task.answer_from.call]
+            picked = select(source, inner_path(task.answer_from.path))
+            # The last junction: the answer chosen or reduced from a result (a list handed to the answer).
+            handoffs.append(
+                {
+                    "from": task.answer_from.call,
+                    "to": "answer",
+                    "arg": "answer",
+                    "cardinality": source.get("total_count", picked.candidates),
+                }
+            )
         except PathError as exc:
             diags.error(file, "answer_from.path", str(exc))
             return None

@@ -27,10 +27,19 @@ def score_episode(
     state_hash: str,
     calls: Sequence[Any],
     turns: Sequence[Sequence[int]],
+    judged: bool | None = None,
 ) -> EpisodeScore:
+    """`judged` is the LLM judge's verdict on the response, used only where the rules found no match."""
     response = None
     if "RESPONSE" in task.reward and task.answer is not None:
         response = score_response(final_message, task.answer, task.system.today.year)
+        if not response.passed and judged is not None:
+            response = response.model_copy(
+                update={
+                    "passed": judged,
+                    "reason": f"{response.reason}; LLM judge said {'YES' if judged else 'NO'}",
+                }
+            )
     environment = state_hash == fixture["state_hash"] if "ENVIRONMENT" in task.reward else None
     action = action_score(task, fixture, calls, turns)  # reported for every episode, beside the reward
     checks = [c for c in (response.passed if response else None, environment) if c is not None]

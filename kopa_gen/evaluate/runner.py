@@ -35,6 +35,7 @@ class EvalConfig:
     concurrency: int = 4
     live: bool = False
     episode_timeout_s: float = 900.0
+    judge: dict[str, Any] | None = None  # {base_url, model, api_key_env}: the optional LLM-as-judge fallback
 
 
 def episode_key(task_id: str, seed: int, rollout: int) -> str:
@@ -95,7 +96,14 @@ async def run_episode(
             episode = Episode("", [], [], "error", f"{type(exc).__name__}: {exc}")
         state = session.state_hash()
         calls = list(session.calls)
-    score = score_episode(task, fixture, episode.final_message, state, calls, episode.turns)
+    judged = None
+    if config.judge and task.answer is not None and "RESPONSE" in task.reward:
+        first = score_episode(task, fixture, episode.final_message, state, calls, episode.turns)
+        if first.response is not None and not first.response.passed and episode.final_message:
+            from kopa_gen.evaluate.judge import OpenAIJudge
+
+            judged = await OpenAIJudge(**config.judge).judge(task.query, task.answer, episode.final_message)
+    score = score_episode(task, fixture, episode.final_message, state, calls, episode.turns, judged)
     return {
         "key": episode_key(task.id, seed, rollout),
         "task": task.id,

@@ -120,6 +120,12 @@ def _narrow(rows: list[Any], selectors: list[str], path: str) -> tuple[list[Any]
     return rows, many
 
 
+def inner_path(path: str) -> str:
+    """The selection a path reduces over (`max(rows[*].x)` -> `rows[*].x`); the path itself otherwise."""
+    m = _FUNC.match(path.strip())
+    return m.group(2) if m else path.strip()
+
+
 def evaluate(result: Any, path: str) -> Any:
     """A single value (or, for `*`/filters that keep several values, an error), or a reduction's result."""
     path = path.strip()

@@ -1,0 +1,58 @@
+"""The optional LLM-as-judge fallback for RESPONSE: when the rules find no match, a model behind an
+OpenAI-compatible endpoint is asked whether the response states the gold answer. Off unless configured
+(`kopa-gen eval --judge-base-url URL --judge-model M`); its verdicts are recorded as such in the episode."""
+
+from __future__ import annotations
+
+import os
+
+import httpx
+
+from kopa_gen.client.errors import redact
+from kopa_gen.evaluate.answers import Answer
+
+PROMPT = (
+    "You grade answers to questions about Korean public data. Gold answer (JSON): {gold}\n"
+    "Question: {query}\nResponse: {message}\n"
+    "Does the response state the gold answer (same value; units, formatting and wording may differ)? "
+    "Reply with exactly YES or NO."
+)
+
+
+class OpenAIJudge:
+    def __init__(
+        self, base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY", timeout_s: float = 60
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key_env = api_key_env
+        self.timeout_s = timeout_s
+
+    async def judge(self, query: str, gold: Answer, message: str) -> bool | None:
+        """True/False from the model's YES/NO; None (abstain) on anything else or on a failed request."""
+        key = os.environ.get(self.api_key_env)
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        body = {
+            "model": self.model,
+            "temperature": 0,
+            "messages": [
+                {
+                    "role": "user",
+                    "content": PROMPT.format(gold=gold.model_dump_json(), query=query, message=message),
+                }
+            ],
+        }
+        try:
+            async with httpx.AsyncClient(headers=headers, timeout=self.timeout_s) as http:
+                response = await http.post(f"{self.base_url}/chat/completions", json=body)
+                response.raise_for_status()
+                text = str(response.json()["choices"][0]["message"]["content"] or "")
+        except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
+            self.last_error = redact(str(exc), [key or ""])
+            return None
+        word = text.strip().upper()
+        if word.startswith("YES"):
+            return True
+        if word.startswith("NO"):
+            return False
+        return None
