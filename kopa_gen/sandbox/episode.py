@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kopa_gen.sandbox.store import _order, _where
+from kopa_gen.sandbox.store import count_rows, select_rows
 from kopa_gen.spec.kopa import Filter, Order
 from kopa_gen.spec.world import EpisodeTable
 from kopa_gen.world.build import column_sql
@@ -30,8 +30,7 @@ class EpisodeStore:
         return table in self.tables
 
     def count(self, table: str, filters: Sequence[Filter], values: Mapping[str, str]) -> int:
-        where, args = _where(filters, values)
-        return int(self.db.execute(f'SELECT COUNT(*) FROM "{table}"{where}', args).fetchone()[0])
+        return count_rows(self.db, table, filters, values)
 
     def select(
         self,
@@ -43,13 +42,7 @@ class EpisodeStore:
         limit: int | None = None,
         offset: int = 0,
     ) -> list[dict[str, Any]]:
-        where, args = _where(filters, values)
-        cols = ", ".join(f'"{c}"' for c in columns)
-        sql = f'SELECT {cols} FROM "{table}"{where}{_order(order)}'
-        if limit is not None:
-            sql += " LIMIT ? OFFSET ?"
-            args = [*args, limit, offset]
-        return [dict(zip(columns, row, strict=True)) for row in self.db.execute(sql, args)]
+        return select_rows(self.db, table, columns, filters, values, order, limit, offset)
 
     def upsert(self, table: str, row: Mapping[str, Any]) -> None:
         names = list(row)

@@ -47,6 +47,33 @@ def _order(order: Sequence[Order]) -> str:
     return " ORDER BY " + ", ".join(f'"{o.column}"' + (" DESC" if o.desc else "") for o in order)
 
 
+def select_rows(
+    db: sqlite3.Connection,
+    table: str,
+    columns: Sequence[str],
+    filters: Sequence[Filter],
+    values: Mapping[str, str],
+    order: Sequence[Order],
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[dict[str, Any]]:
+    """The rows a bound operation serves: its filters, its total order, one page."""
+    where, args = _where(filters, values)
+    cols = ", ".join(f'"{c}"' for c in columns)
+    sql = f'SELECT {cols} FROM "{table}"{where}{_order(order)}'
+    if limit is not None:
+        sql += " LIMIT ? OFFSET ?"
+        args = [*args, limit, offset]
+    return [dict(zip(columns, row, strict=True)) for row in db.execute(sql, args)]
+
+
+def count_rows(
+    db: sqlite3.Connection, table: str, filters: Sequence[Filter], values: Mapping[str, str]
+) -> int:
+    where, args = _where(filters, values)
+    return int(db.execute(f'SELECT COUNT(*) FROM "{table}"{where}', args).fetchone()[0])
+
+
 @dataclass
 class WorldStore:
     """One read-only world connection shared by every sandbox of a process, plus caches that are safe to share
@@ -65,7 +92,7 @@ class WorldStore:
             if key in self._counts:
                 self._counts.move_to_end(key)
                 return self._counts[key]
-            total = int(self.db.execute(f'SELECT COUNT(*) FROM "{table}"{where}', args).fetchone()[0])
+            total = count_rows(self.db, table, filters, values)
             self._counts[key] = total
             if len(self._counts) > self.max_cached_counts:
                 self._counts.popitem(last=False)
@@ -81,15 +108,8 @@ class WorldStore:
         limit: int | None = None,
         offset: int = 0,
     ) -> list[dict[str, Any]]:
-        where, args = _where(filters, values)
-        cols = ", ".join(f'"{c}"' for c in columns)
-        sql = f'SELECT {cols} FROM "{table}"{where}{_order(order)}'
-        if limit is not None:
-            sql += " LIMIT ? OFFSET ?"
-            args = [*args, limit, offset]
         with self._lock:
-            cur = self.db.execute(sql, args)
-            return [dict(zip(columns, row, strict=True)) for row in cur]
+            return select_rows(self.db, table, columns, filters, values, order, limit, offset)
 
     def file(self, key: str, build: Callable[[], bytes]) -> bytes:
         """Bulk downloads are built once per world and kept. The build runs outside the lock (it queries the
