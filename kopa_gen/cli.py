@@ -66,13 +66,11 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from kopa_gen.client.live import live_client
-    from kopa_gen.sandbox.local import open_sandbox, sandbox_client
+    from kopa_gen.sandbox.local import platform_client
 
     project = _project(args)
     platform = project.platform(args.platform)
-    live = args.live and not platform.kopa.local  # the workspace exists only locally
-    client = live_client(platform) if live else sandbox_client(open_sandbox(project), platform.id)
+    client = platform_client(project, platform.id, args.live)
     server = generated_module(platform.id).create_server(client)
     if args.transport == "stdio":
         from mcp.server.stdio import stdio_server
@@ -111,16 +109,14 @@ def cmd_sandbox_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_call(args: argparse.Namespace) -> int:
-    from kopa_gen.client.live import live_client
-    from kopa_gen.sandbox.local import open_sandbox, sandbox_client
+    from kopa_gen.sandbox.local import platform_client
 
     project = _project(args)
     platform = project.platform(args.platform)
     arguments = json.loads(args.arguments)
 
     async def run() -> Any:
-        live = args.live and not platform.kopa.local
-        client = live_client(platform) if live else sandbox_client(open_sandbox(project), platform.id)
+        client = platform_client(project, platform.id, args.live)
         async with client:
             box = generated_module(platform.id).create_toolbox(client)
             return await box.call(args.tool, arguments)

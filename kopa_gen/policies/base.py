@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import importlib
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -53,15 +56,18 @@ def register(name: str) -> Callable[[PolicyFactory], PolicyFactory]:
     return wrap
 
 
-def policy(name: str, **options: Any) -> Policy:
-    """A policy by name (`oracle`, `do-nothing`, `no-lookup`, `first-page`, `openai`)."""
-    import importlib
-    import pkgutil
-
+@functools.cache
+def _discover() -> None:
+    """Import every policy module once, so each registers itself (no central list of plug-ins)."""
     from kopa_gen import policies
 
     for info in pkgutil.iter_modules(policies.__path__):
         importlib.import_module(f"{policies.__name__}.{info.name}")
+
+
+def policy(name: str, **options: Any) -> Policy:
+    """A policy by name (`oracle`, `do-nothing`, `no-lookup`, `first-page`, `openai`)."""
+    _discover()
     if name not in _POLICIES:
         raise KeyError(f"unknown policy {name!r}; known: {', '.join(sorted(_POLICIES))}")
     return _POLICIES[name](**options)

@@ -4,20 +4,28 @@ between sessions except the read-only world."""
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kopa_gen.client.client import PlatformClient
-from kopa_gen.client.live import live_client
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome
 from kopa_gen.project import Project
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.sandbox.local import open_sandbox, sandbox_client
+from kopa_gen.sandbox.local import open_sandbox, platform_client
+
+
+@functools.cache
+def frozen_tools(path: Path) -> tuple[dict[str, Any], ...]:
+    """A platform's tools.json, read once per process (it changes only with `kopa-gen build`)."""
+    tools: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["tools"]
+    return tuple(tools)
 
 
 @dataclass(frozen=True)
@@ -68,8 +76,7 @@ class Session:
         toolboxes: dict[str, ToolBox] = {}
         clients: list[PlatformClient] = []
         for pid in platforms:
-            platform = project.platform(pid)
-            client = live_client(platform) if live and not platform.kopa.local else sandbox_client(box, pid)
+            client = platform_client(project, pid, live, box)
             clients.append(client)
             toolboxes[pid] = generated_module(pid).create_toolbox(client)
         exposed = frozenset(tools) if tools is not None else None
@@ -90,9 +97,7 @@ class Session:
         out: list[dict[str, Any]] = []
         for pid in self.platforms:
             path = self.project.root / "generated" / "servers" / pid / "tools.json"
-            for tool in json.loads(path.read_text(encoding="utf-8"))["tools"]:
-                if self.exposed is None or tool["name"] in self.exposed:
-                    out.append(tool)
+            out.extend(t for t in frozen_tools(path) if self.exposed is None or t["name"] in self.exposed)
         return out
 
     @property

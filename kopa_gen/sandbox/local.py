@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 
 from kopa_gen.client.client import PlatformClient, RetryPolicy
+from kopa_gen.client.live import live_client
 from kopa_gen.envelopes import Wire
 from kopa_gen.project import Project
 from kopa_gen.sandbox.config import SandboxConfig, sandbox_key
@@ -47,3 +48,14 @@ def sandbox_client(
         retry=retry,
         timeout_s=timeout_s,
     )
+
+
+def platform_client(
+    project: Project, platform_id: str, live: bool, sandbox: Sandbox | None = None
+) -> PlatformClient:
+    """The client a caller wants: the real service with the user's key in live mode, except for local platforms
+    (the workspace), which always live in a sandbox; otherwise the given sandbox, or a fresh one."""
+    platform = project.platform(platform_id)
+    if live and not platform.kopa.local:
+        return live_client(platform)
+    return sandbox_client(sandbox or open_sandbox(project), platform_id)
