@@ -54,34 +54,21 @@ def dart_officers(ctx: GenContext, table: Table) -> Iterator[Row]:
             )
 
 
-@generator("dart_piic")
-def dart_piic(ctx: GenContext, table: Table) -> Iterator[Row]:
-    """유상증자 결정 rows (columns as the view, plus corp_code and rcept_dt)."""
-    yield from market(ctx).piic
+# Filings the ownership simulation produces, one table each: 유상증자 결정, 전환사채권 발행결정, 자기주식 취득
+# 결정 (DS005), 대량보유상황보고 and 임원·주요주주 소유상황보고 (DS004).
+MARKET_REPORTS = ("piic", "cvbd", "tsstk", "majorstock", "elestock")
 
 
-@generator("dart_cvbd")
-def dart_cvbd(ctx: GenContext, table: Table) -> Iterator[Row]:
-    """전환사채권 발행결정 rows."""
-    yield from market(ctx).cvbd
-
-
-@generator("dart_tsstk")
-def dart_tsstk(ctx: GenContext, table: Table) -> Iterator[Row]:
-    """자기주식 취득 결정 rows."""
-    yield from market(ctx).tsstk
-
-
-@generator("dart_majorstock")
-def dart_majorstock(ctx: GenContext, table: Table) -> Iterator[Row]:
-    """주식등의 대량보유상황보고 rows."""
-    yield from market(ctx).majorstock
-
-
-@generator("dart_elestock")
-def dart_elestock(ctx: GenContext, table: Table) -> Iterator[Row]:
-    """임원·주요주주 특정증권등 소유상황보고 rows."""
-    yield from market(ctx).elestock
+@generator("dart_market_reports")
+def dart_market_reports(ctx: GenContext, table: Table) -> Iterator[Row]:
+    """The rows of one simulated filing kind, named by `params.part` (piic, cvbd, tsstk, majorstock, elestock)."""
+    part = str(table.params.get("part"))
+    if part not in MARKET_REPORTS:
+        raise ValueError(
+            f"{table.name}: params.part must be one of {', '.join(MARKET_REPORTS)}, not {part!r}"
+        )
+    rows: list[Row] = getattr(market(ctx), part)
+    yield from rows
 
 
 @generator("dart_capital_events")
