@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kopa_gen.cache import cache_dir
 from kopa_gen.spec.world import Column, Table, WorldSpec
-from kopa_gen.world.registry import DATA, GenContext, generators
+from kopa_gen.world.registry import DATA, GenContext, Generator, generators
 
 GENERATORS = Path(__file__).parent / "generators"
 
@@ -109,10 +109,10 @@ def _index_column(spec: str) -> str:
     return f'"{name}" {direction.strip().upper()}'.strip()
 
 
-def _fill(db: sqlite3.Connection, ctx: GenContext, table: Table, gen: object) -> None:
+def _fill(db: sqlite3.Connection, ctx: GenContext, table: Table, gen: Generator) -> None:
     marks = ", ".join("?" for _ in table.columns)
     sql = f'INSERT INTO "{table.name}" VALUES ({marks})'
-    rows = iter(gen(ctx, table))  # type: ignore[operator]
+    rows = iter(gen(ctx, table))
     while batch := list(itertools.islice(rows, 20000)):
         db.executemany(sql, batch)
 
