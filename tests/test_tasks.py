@@ -8,10 +8,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kopa_gen.compile.fixtures import compile_fixtures, run_gold
+from kopa_gen.compile.fixtures import compile_fixtures, run_gold, task_platforms
+from kopa_gen.policies.base import TaskContext
+from kopa_gen.policies.reference import Oracle
 from kopa_gen.project import Project, load_project
+from kopa_gen.runtime.answer import derive_answer
+from kopa_gen.runtime.paths import PathError
+from kopa_gen.runtime.session import Session
+from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.spec.diagnostics import Diagnostics, SpecError
-from kopa_gen.spec.task import Task
+from kopa_gen.spec.task import Combine, CombineOp, From, Task, answer_sources
 from kopa_gen.world.build import BuiltWorld
 from tests.toyspec import write_project
 
@@ -131,3 +137,136 @@ def test_stats_tables_cover_every_domain(project: Project) -> None:
     assert f"| all | {len(project.tasks)} |" in table
     assert "one-to-many" in handoff_table(project)
     assert percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9) == 9.1
+
+
+TWO_CALLS = {
+    **TASK,
+    "gold": [
+        {
+            "calls": [
+                {"id": "apple", "tool": "toy_list_fruits", "args": {"name": "사과"}},
+                {"id": "pear", "tool": "toy_list_fruits", "args": {"name": "배"}},
+            ]
+        }
+    ],
+}
+APPLE = {"from": "apple", "path": "rows[0].price"}
+PEAR = {"from": "pear", "path": "rows[0].price"}
+
+
+def test_combined_answers_load_and_are_told_from_single_ones(tmp_path: Path) -> None:
+    write_project(tmp_path)
+    folder = tmp_path / "specs" / "tasks" / "finance"
+    folder.mkdir(parents=True)
+    spec = {
+        **TWO_CALLS,
+        "answer": {"kind": "text", "value": "사과"},
+        "answer_from": {"op": "argmax", "of": [APPLE, PEAR], "labels": ["사과", "배"]},
+    }
+    (folder / "fin-001.yaml").write_text(yaml.safe_dump(spec, allow_unicode=True), encoding="utf-8")
+    ((_, task),) = load_project(tmp_path).tasks
+    assert isinstance(task.answer_from, Combine) and task.answer_from.labels == ["사과", "배"]
+    assert answer_sources(task.answer_from) == [From.model_validate(APPLE), From.model_validate(PEAR)]
+    single = Task.model_validate({**TASK, "answer_from": APPLE | {"from": "fruit"}}).answer_from
+    assert isinstance(single, From) and answer_sources(single) == [single]
+
+
+@pytest.mark.parametrize(
+    ("answer_from", "message"),
+    [
+        (
+            {"op": "argmax", "of": [APPLE, PEAR]},
+            ":25: answer_from.Combine: error: Value error, op argmax needs `labels`, one for each of the 2 values",
+        ),
+        (
+            {"op": "sum", "of": [APPLE, PEAR], "labels": ["a", "b"]},
+            ":25: answer_from.Combine: error: Value error, `labels` belong to argmax / argmin only; "
+            "remove them for op sum",
+        ),
+        (
+            {"op": "diff", "of": [APPLE, PEAR, APPLE]},
+            ":25: answer_from.Combine: error: Value error, op diff takes exactly 2 values (first minus second), got 3",
+        ),
+        (
+            {"op": "list", "of": [APPLE]},
+            ":25: answer_from.Combine.of: error: List should have at least 2 items after validation, not 1",
+        ),
+        (
+            {"op": "list", "of": [APPLE, {"from": "plum", "path": "rows[0].price"}]},
+            ": error: Value error, answer_from refers to unknown call 'plum'",
+        ),
+        ({"from": "apple"}, ":25: answer_from.From.path: error: required field is missing"),
+    ],
+)
+def test_a_malformed_answer_from_is_named_with_the_shape_it_was_read_as(
+    tmp_path: Path, answer_from: dict[str, object], message: str
+) -> None:
+    assert task_errors(tmp_path, {**TWO_CALLS, "answer_from": answer_from}) == [
+        f"specs/tasks/finance/fin-001.yaml{message}"
+    ]
+
+
+def test_derive_answer_combines_values_from_several_calls() -> None:
+    results = {
+        "a": {"rows": [{"name": "삼성전자", "amount": "1,500"}]},
+        "b": {"rows": [{"name": "SK하이닉스", "amount": "-.5"}]},
+        "c": {"rows": [{"name": "LG전자", "amount": "1500"}]},
+    }
+    a, b, c = (From.model_validate({"from": k, "path": "rows[0].amount"}) for k in "abc")
+
+    def combine(op: CombineOp, *of: From, labels: list[str] | None = None) -> Combine:
+        return Combine(op=op, of=list(of), labels=labels)
+
+    assert derive_answer(results, a) == "1,500"
+    assert derive_answer(results, combine("list", a, b)) == ["1,500", "-.5"]
+    assert derive_answer(results, combine("sum", a, c)) == 3000
+    assert derive_answer(results, combine("sum", a, b)) == 1499.5
+    assert derive_answer(results, combine("diff", b, a)) == -1500.5
+    assert derive_answer(results, combine("diff", a, c)) == 0
+    assert derive_answer(results, combine("argmax", b, a, c, labels=["B", "A", "C"])) == "A"  # tie: first
+    assert derive_answer(results, combine("argmin", a, b, labels=["A", "B"])) == "B"
+    with pytest.raises(PathError, match="no result for call 'd'"):
+        derive_answer(results, combine("sum", a, From.model_validate({"from": "d", "path": "x"})))
+    with pytest.raises(PathError, match="is not a number"):
+        derive_answer(results, combine("sum", a, From.model_validate({"from": "b", "path": "rows[0].name"})))
+
+
+def test_a_combined_answer_is_built_and_given_by_the_oracle(project: Project, world: BuiltWorld) -> None:
+    file, task = next((f, t) for f, t in project.tasks if t.id == "fin-001")
+    revenue = "rows[account_nm=매출액][fs_div=CFS]"
+    growth = Task.model_validate(
+        {
+            **task.model_dump(by_alias=True, mode="json"),
+            "answer": {
+                "kind": "number",
+                "value": 41787381162000,
+                "unit": "원",
+            },  # 310,597,400,937,000 - 268,810,019,775,000
+            "answer_from": {
+                "op": "diff",
+                "of": [
+                    {"from": "accounts", "path": f"{revenue}.thstrm_amount"},
+                    {"from": "accounts", "path": f"{revenue}.frmtrm_amount"},
+                ],
+            },
+        }
+    )
+    diags = Diagnostics()
+    fixture = asyncio.run(run_gold(project, file, growth, project.world.seed, diags))
+    assert fixture is not None and not diags.errors
+    assert fixture["answer_value"] == 41787381162000
+    assert [h for h in fixture["stats"]["handoffs"] if h["to"] == "answer"] == [
+        {"from": "accounts", "to": "answer", "arg": "answer", "cardinality": 26}
+    ] * 2
+
+    async def oracle() -> str:
+        async with Session.open(
+            project,
+            task_platforms(project, growth),
+            sandbox=SandboxConfig(limits=False),
+            world_seed=project.world.seed,
+        ) as session:
+            episode = await Oracle().run(TaskContext(growth, fixture), session)
+        return episode.final_message
+
+    assert asyncio.run(oracle()) == "정답: 41787381162000"

@@ -15,11 +15,12 @@ from typing import Any
 from kopa_gen.evaluate.answers import ListAnswer
 from kopa_gen.evaluate.response import score_response
 from kopa_gen.project import Project
+from kopa_gen.runtime.answer import derive_answer, source_value
 from kopa_gen.runtime.paths import PathError, evaluate, inner_path, select
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.spec.diagnostics import Diagnostics
-from kopa_gen.spec.task import From, Task
+from kopa_gen.spec.task import From, Task, answer_sources
 from kopa_gen.world.build import world_hash
 
 HERE = Path(__file__).parent
@@ -38,7 +39,8 @@ def task_platforms(project: Project, task: Task) -> list[str]:
 def fixture_input(project: Project, file: str, seed: int) -> str:
     h = hashlib.sha256((project.root / file).read_bytes())
     h.update(world_hash(project.world, seed).encode())
-    for path in sorted([HERE / "fixtures.py", HERE.parent / "runtime" / "paths.py"]):
+    runtime = HERE.parent / "runtime"
+    for path in sorted([HERE / "fixtures.py", runtime / "paths.py", runtime / "answer.py"]):
         h.update(path.read_bytes())
     for p in sorted(project.platforms, key=lambda x: x.id):
         h.update(p.sha256.encode())
@@ -97,21 +99,28 @@ async def run_gold(
         state = session.state_hash()
     answer_value: Any = None
     if task.answer is not None and task.answer_from is not None:
-        try:
-            answer_value = evaluate(results[task.answer_from.call], task.answer_from.path)
-            source = results[task.answer_from.call]
-            picked = select(source, inner_path(task.answer_from.path))
-            # The last junction: the answer chosen or reduced from a result (a list handed to the answer).
+        combined = not isinstance(task.answer_from, From)
+        for k, origin in enumerate(answer_sources(task.answer_from)):
+            result = results[origin.call]
+            try:
+                source_value(results, origin)
+                picked = select(result, inner_path(origin.path))
+            except PathError as exc:
+                diags.error(file, f"answer_from.of[{k}].path" if combined else "answer_from.path", str(exc))
+                return None
+            # The last junctions: each value chosen or reduced from a result (a list handed to the answer).
             handoffs.append(
                 {
-                    "from": task.answer_from.call,
+                    "from": origin.call,
                     "to": "answer",
                     "arg": "answer",
-                    "cardinality": source.get("total_count", picked.candidates),
+                    "cardinality": result.get("total_count", picked.candidates),
                 }
             )
+        try:
+            answer_value = derive_answer(results, task.answer_from)
         except PathError as exc:
-            diags.error(file, "answer_from.path", str(exc))
+            diags.error(file, "answer_from", str(exc))
             return None
         shown = ", ".join(map(str, answer_value)) if isinstance(answer_value, list) else str(answer_value)
         verdict = score_response(shown, task.answer, task.system.today.year)
@@ -125,7 +134,9 @@ async def run_gold(
             )
             return None
         if isinstance(task.answer, ListAnswer) and not isinstance(answer_value, list):
-            diags.error(file, "answer_from", "a list answer needs a path that selects a list")
+            diags.error(
+                file, "answer_from", "a list answer needs a list value: a path to a list, or op: list"
+            )
             return None
     calls = sum(len(s) for s in steps)
     stats = {

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kopa_gen.policies.base import Episode, TaskContext, register, system_prompt
+from kopa_gen.runtime.answer import derive_answer
 from kopa_gen.runtime.paths import PathError, evaluate
 from kopa_gen.runtime.session import Session
 from kopa_gen.spec.task import From, GoldCall
@@ -95,9 +96,9 @@ async def replay(
             if not outcome.is_error and outcome.structured is not None:
                 results[call.id] = outcome.structured
     final = UNKNOWN
-    if task.answer_from is not None and task.answer_from.call in results:
+    if task.answer_from is not None:
         try:
-            final = render_answer(evaluate(results[task.answer_from.call], task.answer_from.path))
+            final = render_answer(derive_answer(results, task.answer_from))
         except PathError:
             final = UNKNOWN
     elif task.answer is None:

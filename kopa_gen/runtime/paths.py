@@ -4,25 +4,37 @@ to derive the gold answer:
     rows[0].corp_code                      first row's field
     rows[stock_code=005930].corp_code      rows whose field equals a value (string comparison), then a field
     rows[umd_cd!=000]                      rows whose field differs from a value
+    rows[bas_dt>=20240101]                 rows whose field compares to a value (>=, <=, >, <): as numbers when
+                                           both sides are numbers, else as strings (so YYYYMMDD and
+                                           YYYY-MM-DD dates compare correctly); rows without the field drop out
+    rows[clpr=@max]  rows[clpr=@min]       rows whose field is the largest / smallest number in the list
     rows[*].clpr                           every row's field
     record.jurir_no                        a record tool's field
     total_count                            a top-level field
     max(rows[*].clpr)  min(...)  sum(...)  count(...)  first(...)  last(...)   reductions over a list
+    mode(rows[*].sd_nm)                    the most frequent value (a tie goes to the one seen first)
 
-Numbers in the APIs are strings ("57,600", "-.39"); reductions read them as numbers (commas removed).
+Numbers in the APIs are strings ("57,600", "-.39"); reductions, comparisons and @max/@min read them as numbers
+(commas removed).
 A path that selects several values where one is needed is an error, never a silent choice.
 """
 
 from __future__ import annotations
 
+import json
+import operator
 import re
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-_FUNC = re.compile(r"^(max|min|sum|count|first|last)\((.*)\)$")
+_FUNC = re.compile(r"^(max|min|sum|count|first|last|mode)\((.*)\)$")
 _SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[[^\]]*\])*)$")
 _SELECTOR = re.compile(r"\[([^\]]*)\]")
+# field, operator, value; the field holds no operator character, so `>=` is never read as `>` then `=v`
+_FILTER = re.compile(r"^([^=!<>]+?)\s*(>=|<=|!=|=|>|<)(.*)$")
 
 
 class PathError(ValueError):
@@ -39,14 +51,27 @@ class Selection:
     candidates: int
 
 
-def _number(value: Any) -> Decimal:
+def api_number(value: Any) -> Decimal:
+    """An API number ("57,600", "-.39", 12) as a Decimal, commas removed; a PathError when it is not one."""
     try:
         return Decimal(str(value).replace(",", "").strip())
     except InvalidOperation as exc:
         raise PathError(f"{value!r} is not a number") from exc
 
 
-def _plain(d: Decimal) -> int | float:
+def _maybe_number(value: Any) -> Decimal | None:
+    """The value as a finite number, or None (missing, empty, or not a number)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        d = api_number(value)
+    except PathError:
+        return None
+    return d if d.is_finite() else None
+
+
+def plain_number(d: Decimal) -> int | float:
+    """An int when integral, else a float: how reductions hand numbers on."""
     return int(d) if d == d.to_integral_value() else float(d)
 
 
@@ -106,18 +131,61 @@ def _narrow(rows: list[Any], selectors: list[str], path: str) -> tuple[list[Any]
             if not -len(rows) <= index < len(rows):
                 raise PathError(f"{path!r}: index {index} outside {len(rows)} rows")
             rows, many = [rows[index]], False
-        elif "=" in sel:
-            negate = "!=" in sel
-            field, _, want = sel.partition("!=" if negate else "=")
-            rows = [
-                r
-                for r in rows
-                if isinstance(r, dict) and (str(r.get(field.strip())) == want.strip()) != negate
-            ]
-            many = True
+        elif m := _FILTER.match(sel):
+            field, op, want = m.group(1).strip(), m.group(2), m.group(3).strip()
+            rows, many = _filter(rows, field, op, want), True
         else:
-            raise PathError(f"{path!r}: selector [{sel}] is not an index, * or field=value")
+            raise PathError(
+                f"{path!r}: selector [{sel}] is not an index, *, field=value, field>=value or field=@max"
+            )
     return rows, many
+
+
+def _filter(rows: list[Any], field: str, op: str, want: str) -> list[Any]:
+    """One field filter: = and != compare strings (a missing field reads as 'None'); <, <=, >, >= compare numbers
+    when both sides are numbers, else strings, and drop rows without the field; =@max / =@min keep the rows whose
+    number is the list's extreme."""
+    dicts = [r for r in rows if isinstance(r, dict)]
+    if op == "=" and want in ("@max", "@min"):
+        numbers = [(r, _maybe_number(r.get(field))) for r in dicts]
+        present = [n for _, n in numbers if n is not None]
+        if not present:
+            return []
+        target = max(present) if want == "@max" else min(present)
+        return [r for r, n in numbers if n is not None and n == target]
+    if op in ("=", "!="):
+        return [r for r in dicts if (str(r.get(field)) == want) != (op == "!=")]
+    kept: list[Any] = []
+    want_number = _maybe_number(want)
+    for r in dicts:
+        value = r.get(field)
+        if value is None or str(value).strip() == "":
+            continue
+        number = _maybe_number(value)
+        if number is not None and want_number is not None:
+            a: Decimal | str = number
+            b: Decimal | str = want_number
+        else:
+            a, b = str(value).strip(), want
+        if _COMPARE[op](a, b):
+            kept.append(r)
+    return kept
+
+
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    ">=": operator.ge,
+    "<=": operator.le,
+    ">": operator.gt,
+    "<": operator.lt,
+}
+
+
+def _mode(values: list[Any]) -> Any:
+    """The most frequent value; among equally frequent ones, the one seen first."""
+    keys = [json.dumps(v, ensure_ascii=False, sort_keys=True, default=str) for v in values]
+    counts = Counter(keys)
+    top = max(counts.values())
+    return values[next(i for i, k in enumerate(keys) if counts[k] == top)]
 
 
 def inner_path(path: str) -> str:
@@ -141,11 +209,13 @@ def evaluate(result: Any, path: str) -> Any:
             return values[0]
         if func == "last":
             return values[-1]
-        numbers = [_number(v) for v in values]
+        if func == "mode":
+            return _mode(values)
+        numbers = [api_number(v) for v in values]
         reduced = (
             max(numbers) if func == "max" else min(numbers) if func == "min" else sum(numbers, Decimal(0))
         )
-        return _plain(reduced)
+        return plain_number(reduced)
     found = select(result, path)
     if len(found.values) != 1:
         raise PathError(

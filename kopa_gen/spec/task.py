@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Discriminator, Field, Tag, model_validator
 
 from kopa_gen.evaluate.answers import Answer
 from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
@@ -18,10 +18,60 @@ from kopa_gen.spec.source import YamlError, load_yaml, validate_model
 
 class From(StrictModel):
     """A value taken from an earlier gold call's result, e.g. {from: corp, path: rows[stock_code=005930].corp_code}.
-    Paths: kopa_gen/runtime/paths.py (fields, [index], [*], [field=value], max/min/sum/count/first/last)."""
+    Paths: kopa_gen/runtime/paths.py (fields, [index], [*], [field=value], [field>=value], [field=@max],
+    max/min/sum/count/first/last/mode)."""
 
     call: str = Field(alias="from", description="id of an earlier gold call.")
     path: str = Field(description="Path into that call's tool result.")
+
+
+CombineOp = Literal["list", "sum", "diff", "argmax", "argmin"]
+
+
+class Combine(StrictModel):
+    """An answer built from several gold calls (EDGE's Fan/Sem/Cmp tasks), e.g.
+    {op: argmax, of: [{from: a, path: ...}, {from: b, path: ...}], labels: [삼성전자, SK하이닉스]}."""
+
+    op: CombineOp = Field(
+        description="list: the values in order; sum: their sum; diff: the first minus the second; "
+        "argmax / argmin: the label of the largest / smallest value."
+    )
+    of: list[From] = Field(
+        min_length=2, description="The values combined, each one value taken from a gold call's result."
+    )
+    labels: list[str] | None = Field(
+        default=None,
+        description="What each value stands for, in the order of `of` (argmax / argmin only, and required there).",
+    )
+
+    @model_validator(mode="after")
+    def _shape(self) -> Combine:
+        if self.op in ("argmax", "argmin"):
+            if self.labels is None or len(self.labels) != len(self.of):
+                raise ValueError(f"op {self.op} needs `labels`, one for each of the {len(self.of)} values")
+        elif self.labels is not None:
+            raise ValueError(f"`labels` belong to argmax / argmin only; remove them for op {self.op}")
+        if self.op == "diff" and len(self.of) != 2:
+            raise ValueError(f"op diff takes exactly 2 values (first minus second), got {len(self.of)}")
+        return self
+
+
+def _answer_kind(value: Any) -> str:
+    """`op` marks a Combine; anything else is read, and its errors reported, as a From (one branch's errors only,
+    not both branches' of a plain union)."""
+    if isinstance(value, dict):
+        return "Combine" if "op" in value else "From"
+    return "Combine" if isinstance(value, Combine) else "From"
+
+
+AnswerFrom = Annotated[
+    Annotated[From, Tag("From")] | Annotated[Combine, Tag("Combine")], Discriminator(_answer_kind)
+]
+
+
+def answer_sources(answer_from: From | Combine) -> list[From]:
+    """The gold values an answer is derived from: the one `From`, or a `Combine`'s `of`, in order."""
+    return [answer_from] if isinstance(answer_from, From) else list(answer_from.of)
 
 
 ArgValue = From | str | int | float | bool | list[str]
@@ -68,8 +118,10 @@ class Task(StrictModel):
     reward: list[Basis] = Field(min_length=1, description="Axes the task is scored on; ACTION never alone.")
     gold: list[GoldStep] = Field(min_length=1, description="The reference chain, step by step.")
     answer: Answer | None = Field(default=None, description="The typed gold answer (required for RESPONSE).")
-    answer_from: From | None = Field(
-        default=None, description="How the answer follows from the gold results; the build checks they agree."
+    answer_from: AnswerFrom | None = Field(
+        default=None,
+        description="How the answer follows from the gold results (one value, or several combined); "
+        "the build checks they agree.",
     )
 
     @model_validator(mode="after")
@@ -95,20 +147,24 @@ class Task(StrictModel):
             if seen & ids:
                 raise ValueError(f"gold[{i}] reuses call ids {sorted(seen & ids)}")
             seen |= ids
-        if self.answer_from is not None and self.answer_from.call not in seen:
-            raise ValueError(f"answer_from refers to unknown call {self.answer_from.call!r}")
+        for source in answer_sources(self.answer_from) if self.answer_from is not None else []:
+            if source.call not in seen:
+                raise ValueError(f"answer_from refers to unknown call {source.call!r}")
         return self
 
     def calls(self) -> list[GoldCall]:
         return [c for step in self.gold for c in step.calls]
 
 
-def load_tasks(root: Path, known_tools: set[str]) -> tuple[list[tuple[str, Task]], list[Diagnostic]]:
-    """Every specs/tasks/<domain>/<id>.yaml, validated (fields, references, tool names); returns (file, task)
-    pairs and all diagnostics."""
+def load_tasks(
+    root: Path, known_tools: set[str], folder: Path | None = None
+) -> tuple[list[tuple[str, Task]], list[Diagnostic]]:
+    """Every <domain>/<id>.yaml under `folder` (default specs/tasks; a synthesized set's tasks/ folder works the
+    same), validated (fields, references, tool names); returns (file, task) pairs and all diagnostics."""
     diags = Diagnostics()
     out: list[tuple[str, Task]] = []
-    for path in sorted((root / "specs" / "tasks").glob("*/*.yaml")):
+    folder = folder or root / "specs" / "tasks"
+    for path in sorted(folder.glob("*/*.yaml")):
         try:
             src = load_yaml(path, root)
         except YamlError as exc:
