@@ -121,3 +121,17 @@ def test_world_file_error_is_located(tmp_path: Path) -> None:
         "specs/world/toy.yaml:19: tables[0].generatr: error: unknown field; remove it or check its spelling "
         "against the JSON Schema" in rendered
     ), rendered
+
+
+def test_example_values_are_checked_against_the_tools(tmp_path: Path) -> None:
+    spec = spec_copy()
+    spec["x-kopa"]["examples"] = {"name": ["사과"], "numOfRows": [2, 5, "3"], "type": ["json"]}
+    found = errors_of(tmp_path, spec)
+    assert found == [
+        f"{SPEC_FILE}:135: x-kopa.examples.numOfRows[1]: error: 5 is greater than the maximum of 2 "
+        "(tool toy_list_fruits); give a value the real API accepts",
+        f"{SPEC_FILE}:136: x-kopa.examples.numOfRows[2]: error: '3' is not of type 'integer' "
+        "(tool toy_list_fruits); give a value the real API accepts",
+        f"{SPEC_FILE}:138: x-kopa.examples.type: error: no tool of platform 'toy' takes an argument 'type'; "
+        "key examples by tool argument name (see generated/servers/<platform>/tools.json)",
+    ]

@@ -160,6 +160,13 @@ class PlatformKopa(StrictModel):
         default=False,
         description="The platform exists only inside kopa-gen (the agent's workspace); live mode serves it locally.",
     )
+    examples: dict[str, list[str | int]] = Field(
+        default_factory=dict,
+        description="Sample argument values as the real API guide shows them, keyed by tool argument name "
+        "(e.g. corp_code: ['00126380']). EDGE uses them as defaults for arguments no upstream result binds and as "
+        "the starting arguments of probe chains, so pick values the sandbox world has data for. Every value must be "
+        "valid for every tool of the platform that takes that argument.",
+    )
 
 
 Match = Literal["eq", "contains", "prefix", "gte", "lte", "gt", "lt", "in"]

@@ -136,6 +136,18 @@ def openapi_errors(doc: JSON, digest: str) -> list[str]:
     return errors
 
 
+def tool_arguments(kopa: PlatformKopa, op: Operation) -> dict[str, JSON]:
+    """The arguments of the operation's tool with the JSON Schema each is checked against, as the generated tool
+    exposes them: the parameters minus the format switch; for a bulk file, its local filters plus paging."""
+    if op.kopa.shape == "file":
+        args: dict[str, JSON] = {f.param: {"type": "string"} for f in op.kopa.local_filters}
+        args["page"] = {"type": "integer", "minimum": 1}
+        largest = op.kopa.file.max_page_size if op.kopa.file is not None else None
+        args["page_size"] = {"type": "integer", "minimum": 1, **({"maximum": largest} if largest else {})}
+        return args
+    return {p.name: p.schema for p in op.params if p.name != kopa.format.param}
+
+
 def _check_schema(schema: Any, loc: Loc, src: Source, out: Diagnostics) -> None:
     for err in Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema):
         where = (*loc, *(p for p in err.absolute_path if isinstance(p, str | int)))
@@ -176,6 +188,7 @@ def load_platform(path: Path, root: Path) -> tuple[Platform | None, list[Diagnos
                 ops.append(op)
     if kopa is not None:
         _check_platform(doc, src, kopa, ops, diags)
+        _check_examples(src, kopa, ops, diags)
     if diags.errors or kopa is None:
         return None, diags.items
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -301,3 +314,34 @@ def _check_platform(
                     f"format parameter {kopa.format.param!r} missing",
                 )
             )
+
+
+def _check_examples(src: Source, kopa: PlatformKopa, ops: list[Operation], diags: Diagnostics) -> None:
+    """Every example value must be one every tool taking that argument accepts: EDGE passes it unchanged."""
+    takers: dict[str, list[tuple[str, JSON]]] = {}
+    for op in ops:
+        for name, schema in tool_arguments(kopa, op).items():
+            takers.setdefault(name, []).append((op.tool, schema))
+    for name, values in kopa.examples.items():
+        loc: Loc = ("x-kopa", "examples", name)
+        if name not in takers:
+            diags.items.append(
+                src.diag(
+                    loc,
+                    f"no tool of platform {kopa.platform!r} takes an argument {name!r}; "
+                    "key examples by tool argument name (see generated/servers/<platform>/tools.json)",
+                )
+            )
+            continue
+        if not values:
+            diags.items.append(src.diag(loc, "give at least one value or remove the argument"))
+        for i, value in enumerate(values):
+            failures: dict[str, list[str]] = {}
+            for tool, schema in takers[name]:
+                for err in Draft202012Validator(schema).iter_errors(value):
+                    failures.setdefault(err.message, []).append(tool)
+            for message, tools in failures.items():
+                which = tools[0] if len(tools) == 1 else f"{tools[0]} and {len(tools) - 1} more"
+                diags.items.append(
+                    src.diag((*loc, i), f"{message} (tool {which}); give a value the real API accepts")
+                )
