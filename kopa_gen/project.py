@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics, SpecError
+from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics, Level, SpecError
 from kopa_gen.spec.platform import Platform, load_platform
 from kopa_gen.spec.task import Task, load_tasks
+from kopa_gen.spec.templates import Template, load_templates
 from kopa_gen.spec.world import WorldSpec, load_world
 from kopa_gen.world.build import columns_of
 
@@ -33,6 +35,34 @@ class Project:
     world: WorldSpec
     warnings: tuple[Diagnostic, ...] = ()
     tasks: tuple[tuple[str, Task], ...] = ()
+    templates: tuple[tuple[str, Template], ...] = ()
+    fixtures: Path | None = None  # where gold fixtures live (default generated/fixtures)
+
+    @property
+    def fixtures_dir(self) -> Path:
+        return self.fixtures or self.root / "generated" / "fixtures"
+
+    def with_task_set(self, folder: Path) -> Project:
+        """The project with another task set in place of the benchmark: `folder`/tasks/<domain>/<id>.yaml and
+        their gold fixtures in `folder`/fixtures (what `kopa-gen edge synth` writes)."""
+        tools = {op.tool for p in self.platforms for op in p.operations}
+        tasks, diags = load_tasks(self.root, tools, folder / "tasks")
+        errors = [d for d in diags if d.level == Level.ERROR]
+        if errors:
+            raise SpecError(errors)
+        if not tasks:
+            raise KeyError(
+                f"no tasks under {folder / 'tasks'}; run `kopa-gen edge synth --out {folder}` first"
+            )
+        return dataclasses.replace(self, tasks=tuple(tasks), fixtures=folder / "fixtures")
+
+    def template(self, pattern: str) -> Template:
+        """The trajectory template of an EDGE pattern (seq, fan, drv, sem, cmp, cond)."""
+        for _, t in self.templates:
+            if t.pattern == pattern:
+                return t
+        known = ", ".join(t.pattern for _, t in self.templates) or "none"
+        raise KeyError(f"no template for pattern {pattern!r}; templates: {known}")
 
     def platform_of(self, tool: str) -> Platform:
         for p in self.platforms:
@@ -66,12 +96,15 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
         check_bindings(platforms, world, diags)
     check_tool_names(platforms, diags)
     tasks: list[tuple[str, Task]] = []
+    templates: dict[str, Template] = {}
     if not only:
         tasks, task_diags = load_tasks(root, {op.tool for p in platforms for op in p.operations})
         diags.extend(task_diags)
+        templates, template_diags = load_templates(root)
+        diags.extend(template_diags)
     if diags.errors or world is None:
         raise SpecError(diags.errors or diags.items)
-    return Project(root, tuple(platforms), world, tuple(diags.items), tuple(tasks))
+    return Project(root, tuple(platforms), world, tuple(diags.items), tuple(tasks), tuple(templates.items()))
 
 
 def check_bindings(platforms: list[Platform], world: WorldSpec, diags: Diagnostics) -> None:

@@ -32,6 +32,9 @@ class ToolOutcome:
     text: str
     structured: dict[str, Any] | None = None
     error_code: str | None = None
+    # The result-code category of a failure (kopa_gen.spec.kopa.Category values): structural ones (bad_param,
+    # no_data, auth) mean the call was wrong, environmental ones (quota, rate, server) that it may work later.
+    category: str | None = None
 
 
 def describe_validation(tool: str, exc: ValidationError) -> str:
@@ -69,21 +72,31 @@ class ToolBox:
         if binding is None:
             known = ", ".join(sorted(self.bindings))
             return ToolOutcome(
-                True, f"unknown tool {name!r}; available tools: {known}", error_code="unknown_tool"
+                True,
+                f"unknown tool {name!r}; available tools: {known}",
+                error_code="unknown_tool",
+                category="bad_param",
             )
         if arguments is not None and not isinstance(arguments, Mapping):
             return ToolOutcome(
-                True, f"arguments for {name} must be a JSON object", error_code="bad_arguments"
+                True,
+                f"arguments for {name} must be a JSON object",
+                error_code="bad_arguments",
+                category="bad_param",
             )
         try:
             args = binding.args.model_validate(dict(arguments or {}))
         except ValidationError as exc:
-            return ToolOutcome(True, describe_validation(name, exc), error_code="bad_arguments")
+            return ToolOutcome(
+                True, describe_validation(name, exc), error_code="bad_arguments", category="bad_param"
+            )
         params = args.model_dump(by_alias=True, exclude_none=True)
         try:
             result = await self.client.call(binding.operation_id, params)
         except PlatformError as exc:
             text = f"{name} failed: [{exc.code}] {exc.message}"
-            return ToolOutcome(True, self.client.redact(text), error_code=exc.code)
+            return ToolOutcome(
+                True, self.client.redact(text), error_code=exc.code, category=exc.category.value
+            )
         data = _structured(binding, result)
         return ToolOutcome(False, json.dumps(data, ensure_ascii=False), data)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kopa_gen.client.client import PlatformClient
+from kopa_gen.client.client import PlatformClient, RetryPolicy
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome
 from kopa_gen.project import Project
@@ -69,14 +69,16 @@ class Session:
         live: bool = False,
         sandbox: SandboxConfig | None = None,
         world_seed: int | None = None,
+        retry: RetryPolicy | None = None,
     ) -> Session:
         """A fresh episode over `platforms` (live mode reaches the real services, except local platforms such as
-        the workspace, which always live in the session's sandbox)."""
+        the workspace, which always live in the session's sandbox). `retry` overrides the clients' retry policy
+        in the sandbox (EDGE probes turn retries off so that injected faults reach the posterior)."""
         box = open_sandbox(project, sandbox, world_seed)
         toolboxes: dict[str, ToolBox] = {}
         clients: list[PlatformClient] = []
         for pid in platforms:
-            client = platform_client(project, pid, live, box)
+            client = platform_client(project, pid, live, box, retry)
             clients.append(client)
             toolboxes[pid] = generated_module(pid).create_toolbox(client)
         exposed = frozenset(tools) if tools is not None else None

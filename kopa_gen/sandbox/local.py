@@ -51,11 +51,15 @@ def sandbox_client(
 
 
 def platform_client(
-    project: Project, platform_id: str, live: bool, sandbox: Sandbox | None = None
+    project: Project,
+    platform_id: str,
+    live: bool,
+    sandbox: Sandbox | None = None,
+    retry: RetryPolicy | None = None,
 ) -> PlatformClient:
     """The client a caller wants: the real service with the user's key in live mode, except for local platforms
     (the workspace), which always live in a sandbox; otherwise the given sandbox, or a fresh one."""
     platform = project.platform(platform_id)
     if live and not platform.kopa.local:
         return live_client(platform)
-    return sandbox_client(sandbox or open_sandbox(project), platform_id)
+    return sandbox_client(sandbox or open_sandbox(project), platform_id, retry=retry)

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from kopa_gen.spec.kopa import OperationKopa, PlatformKopa
 from kopa_gen.spec.task import Task
+from kopa_gen.spec.templates import Template
 from kopa_gen.spec.world import WorldFile, WorldRoot
 
 SCHEMAS: dict[str, type[BaseModel]] = {
@@ -18,6 +19,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "world.schema.json": WorldFile,
     "world-root.schema.json": WorldRoot,
     "task.schema.json": Task,
+    "template.schema.json": Template,
 }
 
 

@@ -64,7 +64,7 @@ def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> None:
 
 def load_yaml(path: Path, root: Path | None = None) -> Source:
     """Load one YAML file. A syntax error becomes a SpecError-ready Diagnostic via `YamlError`."""
-    name = str(path.relative_to(root)) if root else str(path)
+    name = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
     text = path.read_text(encoding="utf-8")
     loader = _Loader(text)
     try:

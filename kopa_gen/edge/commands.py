@@ -1,0 +1,120 @@
+"""What `kopa-gen edge graph` and `kopa-gen edge synth` do, apart from argument parsing."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from kopa_gen.edge.dataset import SynthConfig, stats_markdown, synthesize, write_dataset
+from kopa_gen.edge.graph import GraphConfig, IterationLog, PhaseA, problems, run_phase_a, to_json
+from kopa_gen.edge.picture import to_dot, to_svg
+from kopa_gen.edge.scorer import EdgeScorer, LLMScorer, OfflineScorer
+from kopa_gen.edge.writer import QueryWriter
+from kopa_gen.project import Project
+
+
+def make_scorer(name: str, base_url: str | None, model: str | None, api_key_env: str) -> EdgeScorer:
+    if name == "offline":
+        return OfflineScorer()
+    if name == "llm":
+        if not base_url or not model:
+            raise SystemExit("--scorer llm needs --scorer-base-url URL and --scorer-model NAME")
+        return LLMScorer(base_url, model, api_key_env)
+    raise SystemExit(f"unknown scorer {name!r}; known: offline, llm")
+
+
+def _progress(log: IterationLog, phase: PhaseA) -> None:
+    alive = len(phase.alive())
+    print(
+        f"\riteration {log.iteration:3d}: pass {log.pass_rate:.2f}, step success {log.step_success_rate:.2f}, "
+        f"{alive}/{len(phase.edges)} edges alive",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def analysis_table(doc: dict[str, Any]) -> str:
+    a = doc["analysis"]
+
+    def pct(x: float | None) -> str:
+        return "-" if x is None else f"{100 * x:.1f}%"
+
+    lines = [
+        "| edges | count | audited | executions | execution success | never succeeded |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name in ("skeleton", "g_star", "pruned"):
+        g = a[name]
+        lines.append(
+            f"| {name} | {g['edges']} | {g['audited']} | {g['executions']} | {pct(g['success_rate'])} "
+            f"| {pct(g['never_succeeded'])} |"
+        )
+    tp, ss = a["trajectory_pass_rate"], a["step_success_rate"]
+    lines += [
+        "",
+        f"over {a['iterations']} iterations (first vs last {tp['window']}): trajectory pass rate "
+        f"{pct(tp['first'])} → {pct(tp['last'])}, step success rate {pct(ss['first'])} → {pct(ss['last'])}",
+    ]
+    return "\n".join(lines)
+
+
+async def edge_graph(project: Project, config: GraphConfig, scorer: EdgeScorer, out: Path) -> int:
+    start = time.perf_counter()
+    phase = await run_phase_a(project, scorer, config, _progress)
+    print(file=sys.stderr)
+    if isinstance(scorer, LLMScorer):
+        await scorer.aclose()
+    out.mkdir(parents=True, exist_ok=True)
+    text = to_json(phase)
+    doc = json.loads(text)
+    (out / "graph.json").write_text(text, encoding="utf-8")
+    (out / "graph.svg").write_text(to_svg(doc), encoding="utf-8")
+    (out / "graph.dot").write_text(to_dot(doc), encoding="utf-8")
+    (out / "analysis.md").write_text(analysis_table(doc) + "\n", encoding="utf-8")
+    elapsed = time.perf_counter() - start
+    t = phase.timings
+    print(analysis_table(doc))
+    print(
+        f"{len(phase.tools)} tools, {len(phase.starts)} can start a chain; skeleton {len(phase.edges)} edges "
+        f"({len(phase.rejected)} rejected by the scorer), G* {len(phase.alive())} kept; "
+        f"{len(phase.iterations)} iterations, {phase.probes} probes, {phase.calls} calls in {elapsed:.1f}s "
+        f"(retrieval {t['retrieval_s']:.2f}s, iterations {t['iterations_s']:.1f}s, audit {t['audit_s']:.1f}s)"
+    )
+    print(f"wrote {out / 'graph.json'}, graph.svg, graph.dot, analysis.md")
+    issues = problems(phase)
+    for line in issues:
+        print(f"problem: {line}", file=sys.stderr)
+    for item in phase.unreachable:
+        print(f"note: {item['tool']} cannot start a chain: {item['why']}", file=sys.stderr)
+    return 1 if issues else 0
+
+
+async def edge_synth(
+    project: Project, graph: Path, out: Path, config: SynthConfig, writer: QueryWriter | None
+) -> int:
+    if not graph.exists():
+        raise SystemExit(f"{graph} not found; run `kopa-gen edge graph --out {graph.parent}` first")
+    doc = json.loads(graph.read_text(encoding="utf-8"))
+    start = time.perf_counter()
+    try:
+        cands, report = await synthesize(project, doc, config, writer)
+    except ValueError as exc:
+        print(f"problem: {exc}", file=sys.stderr)
+        return 1
+    elapsed = time.perf_counter() - start
+    stats = write_dataset(project, out, cands, report)
+    print(stats_markdown(stats, report))
+    per_minute = 60 * len(cands) / elapsed if elapsed else 0.0
+    print(f"{len(cands)} tasks in {elapsed:.1f}s ({per_minute:.1f} tasks/min after filtering); wrote {out}")
+    print(f"evaluate them: kopa-gen eval --policy oracle --task-dir {out} --rollouts 1")
+    missing = [p for p in config.patterns if not report.kept.get(p)]
+    for pattern in missing:
+        print(
+            f"problem: no {pattern} task survived (see 'not instantiable' and the filters above)",
+            file=sys.stderr,
+        )
+    return 1 if not cands else 0

@@ -1,0 +1,435 @@
+"""`kopa-gen edge synth`: drafts from G* (kopa_gen/edge/synth.py), worded by a query writer, filtered in three
+stages, written as KOPA-Bench tasks with their gold fixtures and the dataset statistics.
+
+Filters, each counted:
+1. rules — the gold chain re-executed in a fresh session must give the same answer without errors (not
+   reproducible / error), no call repeated with the same arguments (redundant), no anomalous answer (empty,
+   placeholder, over-long text, a zero count);
+2. static — the answer must be scorable (its own rendering passes the evaluator, "알 수 없습니다" fails), must
+   not appear in the query (leaked), and must depend on the chain: replacing a handed-over value by another
+   observed value must change the answer (otherwise the chain is decorative);
+3. re-solve — an independent policy (default: the oracle, through the normal evaluator) solves the task in a
+   fresh session; tasks it does not solve are removed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import random
+import statistics
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kopa_gen.compile.fixtures import run_gold
+from kopa_gen.edge.probe import coerce, rows_of
+from kopa_gen.edge.signatures import PAGE_ARGS, ToolSig, load_signatures
+from kopa_gen.edge.synth import PATTERNS, Builder, Draft, NotInstantiable, Pattern, kept_edges
+from kopa_gen.edge.writer import QueryWriter, TemplateWriter
+from kopa_gen.evaluate.answers import ListAnswer, NumberAnswer, TextAnswer
+from kopa_gen.evaluate.response import score_response
+from kopa_gen.evaluate.runner import EvalConfig, run_episode
+from kopa_gen.policies.reference import UNKNOWN, render_answer
+from kopa_gen.project import Project
+from kopa_gen.runtime.answer import derive_answer
+from kopa_gen.runtime.paths import PathError
+from kopa_gen.runtime.session import Session
+from kopa_gen.sandbox.config import SandboxConfig
+from kopa_gen.spec.diagnostics import Diagnostics
+from kopa_gen.spec.kopa import Domain
+from kopa_gen.spec.task import From, SystemState, Task
+
+PLACEHOLDERS = {"-", "n/a", "없음", "해당없음", "해당사항없음", "null", "none"}
+
+
+@dataclass(frozen=True)
+class SynthConfig:
+    seed: int = 0
+    per_pattern: int = 10  # tasks kept per pattern after filtering
+    patterns: tuple[Pattern, ...] = PATTERNS
+    max_starts: int = 8  # argument combinations tried per root tool
+    resolver: str = "oracle"  # the re-solve stage's policy
+    resolver_options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Report:
+    drafts: Counter[str] = field(default_factory=Counter)
+    not_instantiable: Counter[str] = field(default_factory=Counter)
+    removed: dict[str, Counter[str]] = field(
+        default_factory=lambda: {"rules": Counter(), "static": Counter(), "resolve": Counter()}
+    )
+    kept: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class Candidate:
+    draft: Draft
+    task: Task
+    fixture: dict[str, Any] | None = None
+
+
+def starts(sig: ToolSig, examples: Mapping[str, Sequence[Any]], limit: int) -> list[dict[str, Any]]:
+    """Starting-argument combinations of a root tool from the platform's examples, in a fixed order."""
+    required = [p.name for p in sig.bindable if p.required]
+    if required:
+        if any(not examples.get(n) for n in required):
+            return []
+        combos = itertools.product(*(examples[n] for n in required))
+        return [dict(zip(required, c, strict=True)) for c in itertools.islice(combos, limit)]
+    out: list[dict[str, Any]] = []
+    for p in sig.bindable:
+        out += [{p.name: v} for v in examples.get(p.name, ())]
+    return out[:limit]
+
+
+def to_task(project: Project, draft: Draft, query: str, task_id: str, sigs: Mapping[str, ToolSig]) -> Task:
+    calls = sum(len(s.calls) for s in draft.steps)
+    domain = sigs[draft.root].domain
+    keys = sorted(p for p in draft.platforms if not project.platform(p).kopa.local)
+    return Task(
+        id=task_id,
+        domain=Domain(domain),
+        query=query,
+        system=SystemState(today=project.world.today, keys=keys),
+        max_calls=calls * 2 + 2,
+        reward=["RESPONSE", "ACTION"],
+        gold=draft.steps,
+        answer=draft.answer,
+        answer_from=draft.ask.answer_from,
+    )
+
+
+def task_yaml(task: Task) -> str:
+    data = task.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=False)
+    head = "# yaml-language-server: $schema=../../../../generated/schemas/task.schema.json\n"
+    return head + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100)
+
+
+def anomalous(draft: Draft) -> str | None:
+    values = draft.answer_value if isinstance(draft.answer_value, list) else [draft.answer_value]
+    for v in values:
+        text = str(v).strip()
+        if not text or text.lower() in PLACEHOLDERS:
+            return "anomalous answer (empty or placeholder)"
+        if len(text) > 40:
+            return "anomalous answer (over-long text)"
+    if draft.ask.kind in ("count", "sum") and str(draft.answer_value) == "0":
+        return "anomalous answer (zero count)"
+    return None
+
+
+def leaked(task: Task) -> bool:
+    answer = task.answer
+    items = answer.items if isinstance(answer, ListAnswer) else [answer]
+    for item in items:
+        if isinstance(item, TextAnswer) and item.value in task.query:
+            return True
+        if isinstance(item, NumberAnswer):
+            plain = str(item.value)
+            tokens = task.query.replace(",", "").replace("(", " ").replace(")", " ").split()
+            if plain in tokens or f"{item.value:,}" in task.query:
+                return True
+    return False
+
+
+async def execute(
+    project: Project,
+    task: Task,
+    platforms: Sequence[str],
+    override: Mapping[tuple[str, str], Any] | None = None,
+) -> dict[str, dict[str, Any]] | None:
+    """Run a gold chain (with some handed-over values replaced); None when a call fails."""
+    results: dict[str, dict[str, Any]] = {}
+    async with Session.open(project, platforms, sandbox=SandboxConfig(limits=False)) as session:
+        for step in task.gold:
+            planned = []
+            for call in step.calls:
+                args: dict[str, Any] = {}
+                for name, value in call.args.items():
+                    if override and (call.id, name) in override:
+                        args[name] = override[(call.id, name)]
+                    elif isinstance(value, From):
+                        try:
+                            args[name] = derive_answer(results, value)
+                        except PathError:
+                            return None
+                    else:
+                        args[name] = value
+                planned.append((call, args))
+            outcomes = await asyncio.gather(*(session.call(c.tool, a) for c, a in planned))
+            for (call, _), outcome in zip(planned, outcomes, strict=True):
+                if outcome.is_error or outcome.structured is None:
+                    return None
+                results[call.id] = outcome.structured
+    return results
+
+
+async def decorative(
+    project: Project, cand: Candidate, sigs: Mapping[str, ToolSig], examples: Mapping[str, Sequence[Any]]
+) -> bool:
+    """True when the answer survives every perturbation of a handed-over value: the value replaced by another
+    one the producer returned, or else by the argument's example values. A chain that breaks without the right
+    value is not decorative; a hand-off with no alternative value at all cannot be judged and counts as used."""
+    task, draft = cand.task, cand.draft
+    assert task.answer_from is not None
+    resolved = {c["id"]: c["args"] for step in (cand.fixture or {}).get("steps", []) for c in step}
+    for call_id, arg, producer in draft.handoffs:
+        call = next(c for s in task.gold for c in s.calls if c.id == call_id)
+        ref = call.args[arg]
+        assert isinstance(ref, From)
+        fld = ref.path.rsplit(".", 1)[-1].rstrip(")")
+        current = str(resolved.get(call_id, {}).get(arg))
+        pool = [str(r.get(fld)) for r in rows_of(draft.results[producer])] + [
+            str(v) for v in examples.get(arg, ())
+        ]
+        others = [v for v in dict.fromkeys(pool) if v not in (current, "None", "")][:2]
+        if not others:
+            return False
+        for value in others:
+            results = await execute(
+                project, task, draft.platforms, {(call_id, arg): coerce(value, sigs[call.tool], arg)}
+            )
+            if results is None:
+                return False  # the chain breaks without the right value: it matters
+            try:
+                if derive_answer(results, task.answer_from) != draft.answer_value:
+                    return False
+            except PathError:
+                return False
+    return True
+
+
+async def run_filters(
+    project: Project, cands: list[Candidate], sigs: Mapping[str, ToolSig], config: SynthConfig, report: Report
+) -> list[Candidate]:
+    kept: list[Candidate] = []
+    for cand in cands:
+        task, draft = cand.task, cand.draft
+        # 1. rules
+        diags = Diagnostics()
+        fixture = await run_gold(project, f"edge:{task.id}", task, project.world.seed, diags)
+        why = None
+        if fixture is None:
+            why = (
+                "not reproducible"
+                if any("disagrees" in d.message for d in diags.errors)
+                else "error on re-execution"
+            )
+        else:
+            seen = Counter(
+                (c["tool"], json.dumps(c["args"], sort_keys=True, ensure_ascii=False))
+                for s in fixture["steps"]
+                for c in s
+            )
+            why = "redundant calls" if any(n > 1 for n in seen.values()) else anomalous(draft)
+        if why:
+            report.removed["rules"][why] += 1
+            continue
+        cand.fixture = fixture
+        # 2. static
+        assert task.answer is not None
+        if (
+            not score_response(render_answer(draft.answer_value), task.answer, task.system.today.year).passed
+            or score_response(UNKNOWN, task.answer, task.system.today.year).passed
+        ):
+            report.removed["static"]["unscorable"] += 1
+            continue
+        if leaked(task):
+            report.removed["static"]["answer leaked in the query"] += 1
+            continue
+        tool_examples = project.platform(sigs[draft.root].platform).kopa.examples
+        merged = {k: v for p in draft.platforms for k, v in project.platform(p).kopa.examples.items()} | dict(
+            tool_examples
+        )
+        if await decorative(project, cand, sigs, merged):
+            report.removed["static"]["decorative chain"] += 1
+            continue
+        # 3. re-solve
+        eval_config = EvalConfig(
+            policy=config.resolver, out=Path("."), policy_options=config.resolver_options
+        )
+        record = await run_episode(project, eval_config, task, fixture or {}, config.seed, 0)
+        if not record["reward"]:
+            report.removed["resolve"][f"{config.resolver} did not solve it"] += 1
+            continue
+        kept.append(cand)
+    return kept
+
+
+async def synthesize(
+    project: Project, doc: Mapping[str, Any], config: SynthConfig, writer: QueryWriter | None = None
+) -> tuple[list[Candidate], Report]:
+    writer = writer or TemplateWriter()
+    report = Report()
+    platforms = doc["config"]["platforms"]
+    sigs = {s.name: s for s in load_signatures(project, platforms)}
+    edges = kept_edges(doc)
+    if not edges:
+        raise ValueError(
+            "G* has no kept edge; nothing to synthesize (see the graph's analysis and rejected edges)"
+        )
+    examples = {p.id: p.kopa.examples for p in project.platforms if p.id in platforms}
+    roots = sorted({e.producer for e in edges} & set(doc["roots"]))
+    plan = [
+        (root, args)
+        for root in roots
+        for args in starts(sigs[root], examples[sigs[root].platform], config.max_starts)
+    ]
+    result: list[Candidate] = []
+    for pattern in config.patterns:
+        template = project.template(pattern)
+        rng = random.Random(f"{config.seed}:{pattern}")
+        order = list(plan)
+        rng.shuffle(order)
+        pool: list[Candidate] = []
+        for root, args in order:
+            if len(pool) >= max(6, config.per_pattern * 2):
+                break
+            seed = rng.randrange(2**31)
+            tools = sorted({sigs[root].platform} | {sigs[e.consumer].platform for e in edges})
+            async with Session.open(project, tools, sandbox=SandboxConfig(limits=False)) as session:
+                builder = Builder(session, sigs, edges, examples, random.Random(seed))
+                try:
+                    draft = await builder.build(pattern, root, dict(args))
+                except NotInstantiable as exc:
+                    report.not_instantiable[f"{pattern}: {exc}"[:160]] += 1
+                    continue
+            if any(_same_chain(draft, c.draft) for c in pool):
+                report.not_instantiable[f"{pattern}: duplicate of an earlier draft"] += 1
+                continue
+            report.drafts[pattern] += 1
+            query = await writer.write(draft, template, random.Random(seed))
+            task_id = f"{pattern}-{len(pool) + 1:03d}"
+            pool.append(Candidate(draft, to_task(project, draft, query, task_id, sigs)))
+        kept = await run_filters(project, pool, sigs, config, report)
+        kept = kept[: config.per_pattern]
+        for i, cand in enumerate(kept, 1):  # dense ids after filtering
+            cand.task = cand.task.model_copy(update={"id": f"{pattern}-{i:03d}"})
+        report.kept[pattern] = len(kept)
+        result += kept
+    return result, report
+
+
+def _same_chain(a: Draft, b: Draft) -> bool:
+    def sig(d: Draft) -> str:
+        return json.dumps(
+            [
+                [
+                    (c.tool, sorted((k, str(v)) for k, v in c.args.items() if k not in PAGE_ARGS))
+                    for c in s.calls
+                ]
+                for s in d.steps
+            ],
+            ensure_ascii=False,
+        )
+
+    return sig(a) == sig(b)
+
+
+def dataset_stats(cands: Sequence[Candidate]) -> dict[str, Any]:
+    """The paper's dataset table: type distribution, calls per task, steps, sequential vs parallel calls."""
+    types = Counter(c.draft.pattern for c in cands)
+    mixed = sum(1 for c in cands if len({j["kind"] for j in c.draft.junctions}) > 1)
+    calls = [sum(len(s.calls) for s in c.task.gold) for c in cands]
+    steps = [len(c.task.gold) for c in cands]
+    parallel = sum(len(s.calls) for c in cands for s in c.task.gold if len(s.calls) > 1)
+    total = sum(calls)
+    junctions = Counter(j["kind"] for c in cands for j in c.draft.junctions)
+    reductions = Counter(j["reduction"] for c in cands for j in c.draft.junctions if "reduction" in j)
+    return {
+        "tasks": len(cands),
+        "types": {p: types.get(p, 0) for p in PATTERNS} | {"mixed": mixed},
+        "domains": dict(sorted(Counter(c.task.domain.value for c in cands).items())),
+        "calls": {
+            "mean": round(statistics.mean(calls), 3) if calls else 0,
+            "median": statistics.median(calls) if calls else 0,
+            "max": max(calls, default=0),
+        },
+        "steps": {"mean": round(statistics.mean(steps), 3) if steps else 0, "max": max(steps, default=0)},
+        "sequential_calls": total - parallel,
+        "parallel_calls": parallel,
+        "parallel_share": round(parallel / total, 3) if total else 0,
+        "junctions": dict(sorted(junctions.items())),
+        "reductions": dict(sorted(reductions.items())),
+        "cross_platform": sum(1 for c in cands if len(c.draft.platforms) > 1),
+    }
+
+
+def stats_markdown(stats: Mapping[str, Any], report: Report) -> str:
+    t = stats["types"]
+    lines = [
+        "| tasks | Seq | Fan | Drv | Sem | Cmp | Cond | Mixed | calls mean | median | max | steps mean | sequential | parallel |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        f"| {stats['tasks']} | {t['seq']} | {t['fan']} | {t['drv']} | {t['sem']} | {t['cmp']} | {t['cond']} | {t['mixed']} "
+        f"| {stats['calls']['mean']} | {stats['calls']['median']} | {stats['calls']['max']} | {stats['steps']['mean']} "
+        f"| {stats['sequential_calls']} | {stats['parallel_calls']} |",
+        "",
+        "| filter stage | removed | why |",
+        "|---|---|---|",
+    ]
+    for stage, counts in report.removed.items():
+        lines.append(
+            f"| {stage} | {sum(counts.values())} | {'; '.join(f'{k}: {v}' for k, v in sorted(counts.items())) or '-'} |"
+        )
+    lines += [
+        "",
+        f"drafts per pattern: {dict(sorted(report.drafts.items()))}",
+        f"kept per pattern: {dict(sorted(report.kept.items()))}",
+    ]
+    if report.not_instantiable:
+        lines += ["", "not instantiable (pattern: reason → count):"]
+        lines += [f"- {k}: {v}" for k, v in sorted(report.not_instantiable.items())]
+    return "\n".join(lines) + "\n"
+
+
+def write_dataset(project: Project, out: Path, cands: Sequence[Candidate], report: Report) -> dict[str, Any]:
+    """OUT/tasks/<domain>/<id>.yaml, OUT/fixtures/<domain>/<id>.json, OUT/synth.json, OUT/stats.{json,md}.
+    The folder is replaced as a whole, so a rerun never leaves stale tasks behind."""
+    for sub in ("tasks", "fixtures"):
+        folder = out / sub
+        if folder.exists():
+            for old in sorted(folder.glob("*/*")):
+                old.unlink()
+    meta = {}
+    for cand in cands:
+        task = cand.task
+        path = out / "tasks" / task.domain.value / f"{task.id}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(task_yaml(task), encoding="utf-8")
+        fixture = dict(cand.fixture or {}, id=task.id, spec=str(path.relative_to(out)))
+        fpath = out / "fixtures" / task.domain.value / f"{task.id}.json"
+        fpath.parent.mkdir(parents=True, exist_ok=True)
+        fpath.write_text(json.dumps(fixture, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        meta[task.id] = {
+            "pattern": cand.draft.pattern,
+            "root": cand.draft.root,
+            "junctions": cand.draft.junctions,
+            "platforms": cand.draft.platforms,
+            "ask": cand.draft.ask.kind,
+        }
+    stats = dataset_stats(cands)
+    (out / "synth.json").write_text(
+        json.dumps(meta, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    (out / "stats.json").write_text(
+        json.dumps(
+            {
+                "dataset": stats,
+                "filters": {k: dict(sorted(v.items())) for k, v in report.removed.items()},
+                "drafts": dict(sorted(report.drafts.items())),
+            },
+            ensure_ascii=False,
+            indent=1,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    (out / "stats.md").write_text(stats_markdown(stats, report), encoding="utf-8")
+    return stats

@@ -1,0 +1,449 @@
+"""EDGE Phase A: from tool signatures to the execution-grounded dependency graph G*.
+
+1. Skeleton: for every tool, candidate consumers from the retriever; the edge scorer turns each (producer,
+   consumer) pair into bindings and a feasibility score, or nothing.
+2. Beta prior per edge from the score (kopa_gen.edge.posterior).
+3. Iterations: sample paths by Thompson sampling over the edges still alive (with probability ε, explore the
+   least-tried edge instead), execute each path in a fresh Session with fault injection on, update the
+   posteriors (structural failures weigh far more than environmental ones), prune, until converged.
+4. Audit: every skeleton edge executed the same number of times, to compare skeleton, G* and pruned edges.
+
+Everything random comes from one seed: same seed, same G*.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kopa_gen.edge.posterior import Posterior, PosteriorConfig
+from kopa_gen.edge.probe import ProbeConfig, ProbeResult, edge_id, has_data, root_args, rows_of, run_probe
+from kopa_gen.edge.retriever import Retriever, RetrieverConfig
+from kopa_gen.edge.scorer import EdgeScorer, Examples, Proposal, Samples
+from kopa_gen.edge.signatures import ToolSig, load_signatures
+from kopa_gen.project import Project
+from kopa_gen.runtime.session import Session
+
+
+@dataclass(frozen=True)
+class GraphConfig:
+    seed: int = 0
+    platforms: tuple[str, ...] | None = None  # default: every platform with a benchmark domain
+    retriever: RetrieverConfig = field(default_factory=RetrieverConfig)
+    posterior: PosteriorConfig = field(default_factory=PosteriorConfig)
+    probe: ProbeConfig = field(default_factory=ProbeConfig)
+    epsilon: float = 0.3  # exploration floor: share of path choices that go to the least-tried edge
+    max_len: int = 3  # edges per sampled path
+    paths_per_iteration: int = 16
+    max_iterations: int = 100
+    min_iterations: int = 20
+    patience: int = 10  # converged: no pruning and every live edge tried n_min times for this many iterations
+    audit_trials: int = 4
+    concurrency: int = 8
+
+
+@dataclass
+class Edge:
+    proposal: Proposal
+    posterior: Posterior
+    prior: tuple[float, float]
+    pruned_at: int | None = None
+
+    @property
+    def id(self) -> str:
+        return edge_id(self.proposal)
+
+    @property
+    def alive(self) -> bool:
+        return self.pruned_at is None
+
+
+@dataclass
+class IterationLog:
+    iteration: int
+    paths: int
+    passed: int
+    steps: int
+    step_successes: int
+    pruned: list[str]
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.paths if self.paths else 0.0
+
+    @property
+    def step_success_rate(self) -> float:
+        return self.step_successes / self.steps if self.steps else 0.0
+
+
+@dataclass
+class PhaseA:
+    config: GraphConfig
+    scorer: str
+    tools: list[ToolSig]
+    edges: dict[str, Edge]
+    rejected: list[dict[str, str]]
+    starts: dict[str, list[dict[str, Any]]]
+    unreachable: list[dict[str, str]] = field(default_factory=list)
+    iterations: list[IterationLog] = field(default_factory=list)
+    audit: dict[str, dict[str, int]] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    probes: int = 0
+    calls: int = 0
+
+    def alive(self) -> list[Edge]:
+        return [e for e in self.edges.values() if e.alive]
+
+
+def examples_of(project: Project, sigs: Sequence[ToolSig]) -> dict[str, Examples]:
+    return {p.id: p.kopa.examples for p in project.platforms if p.id in {s.platform for s in sigs}}
+
+
+async def sample_tools(
+    project: Project,
+    sigs: Sequence[ToolSig],
+    examples: Mapping[str, Examples],
+    seed: int,
+    live: bool = False,
+    tries: int = 6,
+) -> tuple[Samples, dict[str, list[dict[str, Any]]], list[dict[str, str]]]:
+    """Run every tool on up to `tries` example-argument combinations (no faults): the values observed per field,
+    the combinations that gave data (the starts of probe chains), and why the other tools cannot start one."""
+    values: dict[str, dict[str, tuple[str, ...]]] = {}
+    starts: dict[str, list[dict[str, Any]]] = {}
+    problems: list[dict[str, str]] = []
+    rng = random.Random(seed)
+    platforms = sorted({s.platform for s in sigs})
+    async with Session.open(project, platforms, live=live) as session:
+        for sig in sigs:
+            per_field: dict[str, list[str]] = {}
+            last = ""
+            tried: list[dict[str, Any]] = []
+            for _ in range(tries):
+                args = root_args(sig, examples[sig.platform], rng)
+                if args is None:
+                    missing = [
+                        p.name for p in sig.bindable if p.required and not examples[sig.platform].get(p.name)
+                    ]
+                    last = f"no example value for required {missing}"
+                    break
+                if args in tried:
+                    continue
+                tried.append(args)
+                outcome = await session.call(sig.name, args)
+                if not has_data(outcome):
+                    last = f"example call {args} gave no data: {outcome.text[:160]}"
+                    continue
+                starts.setdefault(sig.name, []).append(args)
+                for row in rows_of(outcome.structured or {}):
+                    for name, value in row.items():
+                        seen = per_field.setdefault(name, [])
+                        if value not in (None, "") and len(seen) < 50 and str(value) not in seen:
+                            seen.append(str(value))
+            if sig.name not in starts:
+                problems.append({"tool": sig.name, "why": last})
+            values[sig.name] = {k: tuple(v) for k, v in sorted(per_field.items())}
+    return Samples(values), starts, problems
+
+
+async def build_skeleton(
+    sigs: Sequence[ToolSig],
+    retriever: Retriever,
+    scorer: EdgeScorer,
+    samples: Samples,
+    examples: Mapping[str, Examples],
+) -> tuple[list[Proposal], list[dict[str, str]]]:
+    by_name = {s.name: s for s in sigs}
+    proposals: list[Proposal] = []
+    rejected: list[dict[str, str]] = []
+    for producer in sigs:
+        for neighbor in retriever.neighbors(producer.name):
+            consumer = by_name[neighbor.tool]
+            if consumer.effect != "read":
+                continue
+            proposal = await scorer.score(producer, consumer, samples, examples[consumer.platform])
+            if proposal is None:
+                continue
+            if not proposal.bindings:
+                rejected.append({"edge": edge_id(proposal), "why": proposal.reason})
+                continue
+            proposals.append(proposal)
+    return sorted(proposals, key=edge_id), rejected
+
+
+class Explorer:
+    """Thompson sampling over the live edges, executed probes, posterior updates and pruning."""
+
+    def __init__(self, project: Project, phase: PhaseA) -> None:
+        self.project = project
+        self.phase = phase
+        self.config = phase.config
+        self.sigs = {s.name: s for s in phase.tools}
+        self.examples = examples_of(project, phase.tools)
+        self.roots = set(phase.starts)
+
+    def _out(self, tool: str, visited: set[str]) -> list[Edge]:
+        return [
+            e
+            for e in self.phase.alive()
+            if e.proposal.producer == tool and e.proposal.consumer not in visited
+        ]
+
+    def _pick(self, options: Sequence[Edge], theta: Mapping[str, float], rng: random.Random) -> Edge:
+        if rng.random() < self.config.epsilon:
+            fewest = min(e.posterior.trials for e in options)
+            return rng.choice([e for e in options if e.posterior.trials == fewest])
+        return max(options, key=lambda e: (theta[e.id], e.id))
+
+    def sample_path(self, rng: random.Random) -> list[Edge]:
+        alive = self.phase.alive()
+        theta = {e.id: rng.betavariate(e.posterior.alpha, e.posterior.beta) for e in alive}
+        starts = [e for e in alive if e.proposal.producer in self.roots]
+        if not starts:
+            return []
+        path = [self._pick(starts, theta, rng)]
+        visited = {path[0].proposal.producer, path[0].proposal.consumer}
+        length = rng.randint(1, self.config.max_len)
+        while len(path) < length:
+            options = self._out(path[-1].proposal.consumer, visited)
+            if not options:
+                break
+            path.append(self._pick(options, theta, rng))
+            visited.add(path[-1].proposal.consumer)
+        return path
+
+    async def _execute(self, paths: Sequence[list[Edge]], seeds: Sequence[int]) -> list[ProbeResult]:
+        gate = asyncio.Semaphore(self.config.concurrency)
+
+        async def one(path: list[Edge], seed: int) -> ProbeResult:
+            async with gate:
+                proposals = [e.proposal for e in path]
+                starts = self.phase.starts[proposals[0].producer]
+                return await run_probe(
+                    self.project, self.sigs, self.examples, proposals, starts, seed, self.config.probe
+                )
+
+        return await asyncio.gather(*(one(p, s) for p, s in zip(paths, seeds, strict=True)))
+
+    async def iterate(self, iteration: int) -> IterationLog:
+        rng = random.Random(f"{self.config.seed}:iteration:{iteration}")
+        paths = [p for p in (self.sample_path(rng) for _ in range(self.config.paths_per_iteration)) if p]
+        seeds = [rng.randrange(2**31) for _ in paths]
+        results = await self._execute(paths, seeds)
+        log = IterationLog(iteration, len(results), 0, 0, 0, [])
+        for result in results:
+            self.phase.probes += 1
+            self.phase.calls += len(result.steps)
+            log.passed += result.passed
+            for eid, outcome in result.outcomes:
+                self.phase.edges[eid].posterior.update(outcome, self.config.posterior)
+                if outcome != "inconclusive":
+                    log.steps += 1
+                    log.step_successes += outcome == "success"
+        for edge in self.phase.alive():
+            if edge.posterior.prunable(self.config.posterior):
+                edge.pruned_at = iteration
+                log.pruned.append(edge.id)
+        self.phase.iterations.append(log)
+        return log
+
+    def converged(self) -> bool:
+        logs = self.phase.iterations
+        c = self.config
+        if len(logs) < max(c.min_iterations, c.patience):
+            return False
+        quiet = all(not log.pruned for log in logs[-c.patience :])
+        tried = all(e.posterior.trials >= c.posterior.n_min for e in self.phase.alive())
+        return quiet and tried
+
+    async def audit(self) -> None:
+        """Every skeleton edge from a root, `audit_trials` single-edge probes with faults on."""
+        rng = random.Random(f"{self.config.seed}:audit")
+        jobs: list[tuple[Edge, int]] = []
+        for edge in sorted(self.phase.edges.values(), key=lambda e: e.id):
+            if edge.proposal.producer not in self.roots:
+                continue
+            jobs.extend((edge, rng.randrange(2**31)) for _ in range(self.config.audit_trials))
+        results = await self._execute([[e] for e, _ in jobs], [s for _, s in jobs])
+        for (edge, _), result in zip(jobs, results, strict=True):
+            self.phase.probes += 1
+            self.phase.calls += len(result.steps)
+            counts = self.phase.audit.setdefault(edge.id, {})
+            for _, outcome in result.outcomes:
+                counts[outcome] = counts.get(outcome, 0) + 1
+            if result.root_failed:
+                counts["root_failed"] = counts.get("root_failed", 0) + 1
+
+
+async def run_phase_a(
+    project: Project,
+    scorer: EdgeScorer,
+    config: GraphConfig,
+    progress: Callable[[IterationLog, PhaseA], None] | None = None,
+) -> PhaseA:
+    t0 = time.perf_counter()
+    sigs = load_signatures(project, list(config.platforms) if config.platforms else None)
+    examples = examples_of(project, sigs)
+    samples, starts, problems = await sample_tools(project, sigs, examples, config.seed, config.probe.live)
+    t1 = time.perf_counter()
+    retriever = Retriever(sigs, config.retriever)
+    retriever.all_neighbors()
+    t2 = time.perf_counter()
+    proposals, rejected = await build_skeleton(sigs, retriever, scorer, samples, examples)
+    t3 = time.perf_counter()
+    edges = {}
+    for p in proposals:
+        post = Posterior.prior(p.score, config.posterior)
+        edges[edge_id(p)] = Edge(p, post, (post.alpha, post.beta))
+    phase = PhaseA(config, scorer.name, sigs, edges, rejected, starts, problems)
+    explorer = Explorer(project, phase)
+    if edges and phase.starts:
+        for iteration in range(1, config.max_iterations + 1):
+            log = await explorer.iterate(iteration)
+            if progress:
+                progress(log, phase)
+            if explorer.converged():
+                break
+    t4 = time.perf_counter()
+    await explorer.audit()
+    t5 = time.perf_counter()
+    phase.timings = {
+        "samples_s": t1 - t0,
+        "retrieval_s": t2 - t1,
+        "scoring_s": t3 - t2,
+        "iterations_s": t4 - t3,
+        "audit_s": t5 - t4,
+    }
+    return phase
+
+
+def problems(phase: PhaseA) -> list[str]:
+    """What makes a run useless, said plainly (an empty G* is reported, never written silently)."""
+    out: list[str] = []
+    if not phase.starts:
+        out.append(
+            "no tool can start a chain: every example call failed or lacks examples "
+            + "; ".join(f"{p['tool']}: {p['why']}" for p in phase.unreachable[:5])
+        )
+    if not phase.edges:
+        out.append("the scorer found no candidate edge between these tools (skeleton is empty)")
+    elif not phase.alive():
+        out.append(f"all {len(phase.edges)} skeleton edges were pruned: no edge executes successfully")
+    return out
+
+
+def _r(x: float) -> float:
+    return round(x, 6)
+
+
+def analysis(phase: PhaseA) -> dict[str, Any]:
+    """The paper's Phase A table: execution success of skeleton / G* / pruned edges in the audit, share of edges
+    that never succeeded, and trajectory pass rate / step success rate over the iterations."""
+
+    def group(edges: list[Edge]) -> dict[str, Any]:
+        counted = [phase.audit.get(e.id, {}) for e in edges if e.id in phase.audit]
+        ok = sum(c.get("success", 0) for c in counted)
+        runs = sum(c.get("success", 0) + c.get("structural", 0) + c.get("environmental", 0) for c in counted)
+        never = sum(1 for c in counted if c.get("success", 0) == 0)
+        return {
+            "edges": len(edges),
+            "audited": len(counted),
+            "executions": runs,
+            "success_rate": _r(ok / runs) if runs else None,
+            "never_succeeded": _r(never / len(counted)) if counted else None,
+        }
+
+    all_edges = list(phase.edges.values())
+    logs = phase.iterations
+    window = max(1, min(10, len(logs) // 4)) if logs else 1
+
+    def mean(values: list[float]) -> float | None:
+        return _r(sum(values) / len(values)) if values else None
+
+    return {
+        "skeleton": group(all_edges),
+        "g_star": group([e for e in all_edges if e.alive]),
+        "pruned": group([e for e in all_edges if not e.alive]),
+        "iterations": len(logs),
+        "trajectory_pass_rate": {
+            "first": mean([x.pass_rate for x in logs[:window]]),
+            "last": mean([x.pass_rate for x in logs[-window:]]),
+            "window": window,
+        },
+        "step_success_rate": {
+            "first": mean([x.step_success_rate for x in logs[:window]]),
+            "last": mean([x.step_success_rate for x in logs[-window:]]),
+            "window": window,
+        },
+    }
+
+
+def to_json(phase: PhaseA) -> str:
+    """G* as reviewable, deterministic JSON (no timings: same seed, same bytes)."""
+    c = phase.config
+    edges = []
+    for edge in sorted(phase.edges.values(), key=lambda e: e.id):
+        p, post = edge.proposal, edge.posterior
+        edges.append(
+            {
+                "id": edge.id,
+                "producer": p.producer,
+                "consumer": p.consumer,
+                "status": "kept" if edge.alive else "pruned",
+                "pruned_at": edge.pruned_at,
+                "bindings": [{"param": b.param, "field": b.field, "score": _r(b.score)} for b in p.bindings],
+                "defaults": {k: list(v) for k, v in sorted(p.defaults.items())},
+                "score": _r(p.score),
+                "prior": {"alpha": _r(edge.prior[0]), "beta": _r(edge.prior[1])},
+                "trials": post.trials,
+                "successes": post.successes,
+                "failures": dict(sorted(post.failures.items())),
+                "posterior": {
+                    "alpha": _r(post.alpha),
+                    "beta": _r(post.beta),
+                    "mean": _r(post.mean),
+                    "p_exceeds_tau": _r(post.p_exceeds(c.posterior.tau)),
+                },
+                "audit": dict(sorted(phase.audit.get(edge.id, {}).items())),
+                "reason": p.reason,
+            }
+        )
+    doc = {
+        "generated_by": "kopa-gen edge graph",
+        "seed": c.seed,
+        "scorer": phase.scorer,
+        "config": {
+            "platforms": sorted({t.platform for t in phase.tools}),
+            "retriever": vars(c.retriever),
+            "posterior": vars(c.posterior),
+            "fault_rate": c.probe.fault_rate,
+            "epsilon": c.epsilon,
+            "max_len": c.max_len,
+            "paths_per_iteration": c.paths_per_iteration,
+            "max_iterations": c.max_iterations,
+            "audit_trials": c.audit_trials,
+        },
+        "tools": [{"name": t.name, "platform": t.platform, "domain": t.domain} for t in phase.tools],
+        "roots": sorted(phase.starts),
+        "starts": {k: v for k, v in sorted(phase.starts.items())},
+        "unreachable": phase.unreachable,
+        "rejected": phase.rejected,
+        "analysis": analysis(phase),
+        "iterations": [
+            {
+                "iteration": x.iteration,
+                "paths": x.paths,
+                "pass_rate": _r(x.pass_rate),
+                "step_success_rate": _r(x.step_success_rate),
+                "pruned": x.pruned,
+            }
+            for x in phase.iterations
+        ],
+        "edges": edges,
+    }
+    return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"

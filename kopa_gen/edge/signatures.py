@@ -1,0 +1,159 @@
+"""Tool signatures: what EDGE knows about a tool before executing anything. Read from the frozen tools.json (the
+schemas agents see) and the platform spec (domain, paging, effect), so the graph is built over exactly the tools
+a model is given."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from kopa_gen.project import Project
+from kopa_gen.runtime.session import frozen_tools
+
+# Arguments that page through a result; never the target of a binding (the agent pages, EDGE does not bind).
+PAGE_ARGS = frozenset(
+    {"pageNo", "pIndex", "page_no", "page", "numOfRows", "pSize", "page_count", "page_size"}
+)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One tool argument."""
+
+    name: str
+    type: str
+    required: bool
+    description: str
+    pattern: str | None = None
+    enum: tuple[str, ...] = ()
+    maximum: int | None = None
+
+    @property
+    def paging(self) -> bool:
+        return self.name in PAGE_ARGS
+
+
+@dataclass(frozen=True)
+class OutField:
+    """One field of a tool's result rows (or record). `path` selects it from the structured result."""
+
+    name: str
+    description: str
+    many: bool  # a field of list rows (rows[*].name) rather than of a record
+
+    @property
+    def path(self) -> str:
+        return f"rows[*].{self.name}" if self.many else f"record.{self.name}"
+
+
+@dataclass(frozen=True)
+class ToolSig:
+    name: str
+    platform: str
+    domain: str  # the platform's benchmark domain ("local" for the workspace)
+    title: str
+    description: str
+    effect: str  # read | write
+    shape: str  # list | record | file
+    params: tuple[Param, ...]
+    outputs: tuple[OutField, ...]
+    page_size: Param | None  # the page-size argument, when the tool pages
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def output(self, name: str) -> OutField | None:
+        return next((f for f in self.outputs if f.name == name), None)
+
+    @property
+    def bindable(self) -> tuple[Param, ...]:
+        """Arguments an upstream value can fill (everything but paging)."""
+        return tuple(p for p in self.params if not p.paging)
+
+    def text(self) -> str:
+        """The signature as one text for retrieval: name, title, description, arguments and result fields."""
+        ins = "; ".join(f"{p.name} ({p.description})" for p in self.bindable)
+        outs = "; ".join(f"{f.name} ({f.description})" for f in self.outputs)
+        return f"{self.name}: {self.title}. {self.description}\ninputs: {ins}\noutputs: {outs}"
+
+
+def _param(name: str, schema: dict[str, Any], required: bool) -> Param:
+    kind = schema.get("type", "string")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    return Param(
+        name=name,
+        type=str(kind),
+        required=required,
+        description=str(schema.get("description", "")),
+        pattern=schema.get("pattern"),
+        enum=tuple(str(v) for v in schema.get("enum", ())),
+        maximum=schema.get("maximum"),
+    )
+
+
+def _outputs(tool: dict[str, Any]) -> tuple[OutField, ...]:
+    schema = tool["outputSchema"]
+    props = schema.get("properties", {})
+    if "rows" in props:
+        item, many = props["rows"].get("items", {}), True
+    elif "record" in props:
+        item, many = props["record"], False
+    else:
+        return ()
+    for option in item.get("anyOf", [item]):
+        ref = option.get("$ref")
+        if ref:
+            item = schema["$defs"][ref.rsplit("/", 1)[-1]]
+            break
+    return tuple(
+        OutField(name, str(spec.get("description", "")), many)
+        for name, spec in item.get("properties", {}).items()
+    )
+
+
+def _title(tool: dict[str, Any]) -> str:
+    return str(tool.get("title") or tool["description"].split("\n", 1)[0])
+
+
+def load_signatures(project: Project, platforms: list[str] | None = None) -> list[ToolSig]:
+    """Every tool of the given platforms (default: every platform with a benchmark domain), in name order."""
+    chosen = [
+        p
+        for p in project.platforms
+        if (platforms is None and p.kopa.domain is not None) or (platforms is not None and p.id in platforms)
+    ]
+    if platforms is not None:
+        missing = sorted(set(platforms) - {p.id for p in chosen})
+        if missing:
+            raise KeyError(f"unknown platform(s) {missing}; known: {[p.id for p in project.platforms]}")
+    sigs: list[ToolSig] = []
+    for platform in chosen:
+        path = project.root / "generated" / "servers" / platform.id / "tools.json"
+        ops = {op.tool: op for op in platform.operations}
+        size_name = platform.kopa.paging.size if platform.kopa.paging else None
+        for tool in frozen_tools(path):
+            schema = tool["inputSchema"]
+            required = set(schema.get("required", []))
+            params = tuple(_param(n, s, n in required) for n, s in schema.get("properties", {}).items())
+            op = ops[tool["name"]]
+            size = next(
+                (p for p in params if p.name == size_name or p.name in {"page_size", "page_count"}), None
+            )
+            description = re.sub(r"\s+", " ", tool["description"]).strip()
+            sigs.append(
+                ToolSig(
+                    name=tool["name"],
+                    platform=platform.id,
+                    domain=platform.kopa.domain.value if platform.kopa.domain else "local",
+                    title=_title(tool),
+                    description=description,
+                    effect=op.kopa.effect,
+                    shape=op.kopa.shape,
+                    params=params,
+                    outputs=_outputs(tool),
+                    page_size=size,
+                )
+            )
+    return sorted(sigs, key=lambda s: s.name)
