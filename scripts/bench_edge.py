@@ -68,7 +68,9 @@ def main() -> None:
     elapsed = time.perf_counter() - start
     stats = write_dataset(project, out / "tasks", cands, report)
     print(stats_markdown(stats, report))
-    print(f"phase B: {len(cands)} tasks in {elapsed:.1f}s = {60 * len(cands) / elapsed:.1f} tasks/min after filtering")
+    print(
+        f"phase B: {len(cands)} tasks in {elapsed:.1f}s = {60 * len(cands) / elapsed:.1f} tasks/min after filtering"
+    )
     print(json.dumps(stats, ensure_ascii=False))
 
 
