@@ -29,13 +29,13 @@ import yaml
 
 from kopa_gen.compile.fixtures import run_gold
 from kopa_gen.edge.probe import coerce, rows_of
-from kopa_gen.edge.signatures import PAGE_ARGS, ToolSig, load_signatures
+from kopa_gen.edge.signatures import ToolSig, load_signatures
 from kopa_gen.edge.synth import PATTERNS, Builder, Draft, NotInstantiable, Pattern, kept_edges
 from kopa_gen.edge.writer import QueryWriter, TemplateWriter
 from kopa_gen.evaluate.answers import ListAnswer, NumberAnswer, TextAnswer
 from kopa_gen.evaluate.response import score_response
 from kopa_gen.evaluate.runner import EvalConfig, run_episode
-from kopa_gen.policies.reference import UNKNOWN, render_answer
+from kopa_gen.policies.reference import PAGE_ARGS, UNKNOWN, render_answer
 from kopa_gen.project import Project
 from kopa_gen.runtime.answer import derive_answer
 from kopa_gen.runtime.paths import PathError
@@ -244,10 +244,9 @@ async def run_filters(
         if leaked(task):
             report.removed["static"]["answer leaked in the query"] += 1
             continue
-        tool_examples = project.platform(sigs[draft.root].platform).kopa.examples
-        merged = {k: v for p in draft.platforms for k, v in project.platform(p).kopa.examples.items()} | dict(
-            tool_examples
-        )
+        root_platform = sigs[draft.root].platform  # its examples win on a shared argument name
+        order = sorted(draft.platforms, key=lambda p: p == root_platform)
+        merged = {k: v for p in order for k, v in project.platform(p).kopa.examples.items()}
         if await decorative(project, cand, sigs, merged):
             report.removed["static"]["decorative chain"] += 1
             continue

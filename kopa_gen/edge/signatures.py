@@ -8,13 +8,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from kopa_gen.policies.reference import PAGE_ARGS  # never the target of a binding: the agent pages
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import frozen_tools
-
-# Arguments that page through a result; never the target of a binding (the agent pages, EDGE does not bind).
-PAGE_ARGS = frozenset(
-    {"pageNo", "pIndex", "page_no", "page", "numOfRows", "pSize", "page_count", "page_size"}
-)
 
 
 @dataclass(frozen=True)

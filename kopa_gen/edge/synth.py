@@ -209,9 +209,6 @@ class Builder:
                 )
         return Ask("count", "", From.model_validate({"from": call_id, "path": "total_count"}))
 
-    async def start(self, root: str, args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        return await self.complete(root, args)
-
     def subject(self, root: str, args: Mapping[str, Any]) -> str:
         conds = ", ".join(
             f"{short(p.description, p.name)} '{args[p.name]}'"
@@ -224,7 +221,7 @@ class Builder:
         return list(self.out.get(tool, []))
 
     async def build(self, pattern: Pattern, root: str, root_args: dict[str, Any]) -> Draft:
-        root_args, root_result = await self.start(root, root_args)
+        root_args, root_result = await self.complete(root, root_args)
         rows = rows_of(root_result)
         edges = self.edges_from(root)
         if not edges:

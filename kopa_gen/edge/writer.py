@@ -16,6 +16,7 @@ from typing import Protocol, cast
 import httpx
 
 from kopa_gen.edge.synth import AskKind, Draft
+from kopa_gen.policies.reference import PAGE_ARGS
 from kopa_gen.spec.templates import Reduction, Template, render
 
 
@@ -123,9 +124,7 @@ def required_values(draft: Draft) -> list[str]:
     for step in draft.steps[1:]:
         for call in step.calls:
             values += [
-                str(v)
-                for k, v in call.args.items()
-                if isinstance(v, str | int) and not k.lower().startswith("p")
+                str(v) for k, v in call.args.items() if isinstance(v, str | int) and k not in PAGE_ARGS
             ]
     if draft.slots.get("pivot"):
         values.append(draft.slots["pivot"])
