@@ -12,14 +12,27 @@ from typing import Any
 
 import pytest
 
-from kopa_gen.edge.dataset import Candidate, SynthConfig, decorative, leaked, synthesize, write_dataset
+from kopa_gen.edge.dataset import (
+    Candidate,
+    Report,
+    SynthConfig,
+    decorative,
+    leaked,
+    located_values,
+    run_filters,
+    synthesize,
+    write_dataset,
+)
 from kopa_gen.edge.graph import GraphConfig, problems, run_phase_a, to_json
 from kopa_gen.edge.probe import ProbeConfig
 from kopa_gen.edge.retriever import RetrieverConfig
 from kopa_gen.edge.scorer import OfflineScorer
 from kopa_gen.edge.signatures import load_signatures
+from kopa_gen.evaluate.answers import NumberAnswer
 from kopa_gen.evaluate.runner import EvalConfig, run_eval
+from kopa_gen.policies.double import ChatDouble, Reply, ToolCall
 from kopa_gen.project import Project, load_project
+from kopa_gen.runtime.answer import derive_answer
 from kopa_gen.spec.task import From
 
 LEXICAL = RetrieverConfig(model="none")
@@ -148,3 +161,62 @@ def test_no_kept_edge_is_a_clear_error(project: Project, gstar: dict[str, Any]) 
     empty = dict(gstar, edges=[dict(e, status="pruned") for e in gstar["edges"]])
     with pytest.raises(ValueError, match="G\\* has no kept edge"):
         asyncio.run(synthesize(project, empty, SynthConfig(per_pattern=1)))
+
+
+def _resolver_script(cand: Candidate, final: str) -> list[Any]:
+    """A scripted re-solver (over the chat-completions protocol double, not a model): the gold calls with the
+    arguments the gold run resolved, step by step, then `final` as its answer."""
+    script: list[Any] = [
+        Reply(tool_calls=[ToolCall(c["tool"], c["args"]) for c in step])
+        for step in (cand.fixture or {})["steps"]
+    ]
+    return [*script, Reply(content=final)]
+
+
+@pytest.mark.parametrize("judge_says", ["YES", "NO"])
+def test_resolve_stage_replaces_a_verified_different_answer(
+    project: Project,
+    gstar: dict[str, Any],
+    synthesized: tuple[list[Candidate], Any],
+    judge_says: str,
+    tmp_path: Path,
+) -> None:
+    cand = next(c for c in synthesized[0] if isinstance(c.task.answer, NumberAnswer))
+    stored = cand.task.answer
+    assert isinstance(stored, NumberAnswer)
+    # another number the chain's results hold: what a re-solver that read the query differently would answer
+    value = next(
+        v
+        for _, v in located_values(cand.draft.results)
+        if str(v).isdigit() and int(v) != stored.value and int(v) > 0
+    )
+    sigs = {s.name: s for s in load_signatures(project, gstar["config"]["platforms"])}
+    fresh = Candidate(cand.draft, cand.task)
+    report = Report()
+    with (
+        ChatDouble(_resolver_script(cand, f"정답: {value}")) as resolver,
+        ChatDouble([Reply(content=judge_says)]) as judge,
+    ):
+        config = SynthConfig(
+            resolver="openai",
+            resolver_options={"base_url": resolver.base_url, "model": "double"},
+            verifier={"base_url": judge.base_url, "model": "judge"},
+        )
+        kept = asyncio.run(run_filters(project, [fresh], sigs, config, report))
+        asked = judge.bodies
+    assert len(asked) == 1 and cand.task.query in asked[0]["messages"][0]["content"]
+    if judge_says == "NO":
+        assert kept == [] and sum(report.removed["resolve"].values()) == 1
+        return
+    assert [k.task.id for k in kept] == [cand.task.id] and sum(report.replaced.values()) == 1
+    new = kept[0].task
+    assert isinstance(new.answer, NumberAnswer) and new.answer.value == int(value)
+    assert new.answer_from is not None
+    assert str(derive_answer(cand.draft.results, new.answer_from)) == str(value)
+    assert kept[0].replaced == {"answer": stored.model_dump(mode="json"), "by": "openai"}
+    # the replaced task is an ordinary task: the build's oracle solves it through the normal evaluator
+    write_dataset(project, tmp_path, kept, report)
+    task_set = project.with_task_set(tmp_path)
+    records = asyncio.run(run_eval(task_set, EvalConfig(policy="oracle", out=tmp_path / "run", rollouts=1)))
+    assert [r["reward"] for r in records] == [1]
+    assert json.loads((tmp_path / "synth.json").read_text())[new.id]["replaced"]["by"] == "openai"

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from kopa_gen.spec.platform import Operation, Param, Platform
+from kopa_gen.spec.platform import Operation, Param, Platform, tool_params
 
 PAGE_HINT = "결과가 여러 페이지이면 total_count와 page_size를 보고 {page}를 늘려 다음 페이지를 조회합니다."
 
@@ -80,26 +80,10 @@ def _arg(name: str, schema: dict[str, Any], description: str, required: bool) ->
 
 
 def tool_args(platform: Platform, op: Operation) -> tuple[ArgField, ...]:
-    """Tool arguments: the operation's parameters minus the key and the format switch; for bulk files, the
+    """Tool arguments (`tool_params`): the operation's parameters minus the format switch; for bulk files, the
     local filters plus page/page_size."""
-    if op.kopa.shape == "file":
-        spec = op.kopa.file
-        assert spec is not None
-        fields = [
-            _arg(f.param, {"type": "string"}, f.description or f.column, False) for f in op.kopa.local_filters
-        ]
-        fields.append(_arg("page", {"type": "integer", "minimum": 1}, "페이지 번호 (기본 1)", False))
-        fields.append(
-            _arg(
-                "page_size",
-                {"type": "integer", "minimum": 1, "maximum": spec.max_page_size},
-                f"페이지당 건수 (기본 {spec.page_size}, 최대 {spec.max_page_size})",
-                False,
-            )
-        )
-        return tuple(fields)
-    skip = {platform.kopa.format.param}
-    return tuple(_arg(p.name, p.schema, p.description, p.required) for p in op.params if p.name not in skip)
+    assert op.kopa.shape != "file" or op.kopa.file is not None, f"{op.tool}: shape file without a file block"
+    return tuple(_arg(p.name, p.schema, p.description, p.required) for p in tool_params(platform.kopa, op))
 
 
 def tool_description(platform: Platform, op: Operation) -> str:

@@ -44,20 +44,22 @@ def analysis_table(doc: dict[str, Any]) -> str:
         return "-" if x is None else f"{100 * x:.1f}%"
 
     lines = [
-        "| edges | count | audited | executions | execution success | never succeeded |",
-        "|---|---|---|---|---|---|",
+        "| edges | count | audited | unreachable | executions | execution success | never succeeded |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name in ("skeleton", "g_star", "pruned"):
         g = a[name]
         lines.append(
-            f"| {name} | {g['edges']} | {g['audited']} | {g['executions']} | {pct(g['success_rate'])} "
+            f"| {name} | {g['edges']} | {g['audited']} | {g['unreachable']} | {g['executions']} "
+            f"| {pct(g['success_rate'])} "
             f"| {pct(g['never_succeeded'])} |"
         )
-    tp, ss = a["trajectory_pass_rate"], a["step_success_rate"]
+    tp, ss, th = a["trajectory_pass_rate"], a["step_success_rate"], a["thompson_pass_rate"]
     lines += [
         "",
         f"over {a['iterations']} iterations (first vs last {tp['window']}): trajectory pass rate "
-        f"{pct(tp['first'])} → {pct(tp['last'])}, step success rate {pct(ss['first'])} → {pct(ss['last'])}",
+        f"{pct(tp['first'])} → {pct(tp['last'])} (Thompson-sampled paths only {pct(th['first'])} → "
+        f"{pct(th['last'])}), step success rate {pct(ss['first'])} → {pct(ss['last'])}",
     ]
     return "\n".join(lines)
 

@@ -8,8 +8,14 @@ Filters, each counted:
 2. static — the answer must be scorable (its own rendering passes the evaluator, "알 수 없습니다" fails), must
    not appear in the query (leaked), and must depend on the chain: replacing a handed-over value by another
    observed value must change the answer (otherwise the chain is decorative);
-3. re-solve — an independent policy (default: the oracle, through the normal evaluator) solves the task in a
-   fresh session; tasks it does not solve are removed.
+3. re-solve — an independent policy (default: the oracle; `openai` for a model) solves the task in a fresh
+   session through the normal evaluator. A task it solves is kept. Where it fails but its answer is verified
+   correct and differs, that answer replaces the stored one: the re-solver made the gold calls (ACTION), its
+   reply states exactly one value found in the chain's executed results that differs from the stored answer,
+   and an independent judge behind an OpenAI-compatible endpoint confirms that value answers the query given
+   those results. The replacement is written as a path to where the value sits (`answer_from`), so the build
+   re-derives it like any answer; answers still come from execution, never from a model's own text. Without a
+   judge nothing is replaced; every other failure removes the task.
 """
 
 from __future__ import annotations
@@ -32,7 +38,8 @@ from kopa_gen.edge.probe import coerce, rows_of
 from kopa_gen.edge.signatures import ToolSig, load_signatures
 from kopa_gen.edge.synth import PATTERNS, Builder, Draft, NotInstantiable, Pattern, kept_edges
 from kopa_gen.edge.writer import QueryWriter, TemplateWriter
-from kopa_gen.evaluate.answers import ListAnswer, NumberAnswer, TextAnswer
+from kopa_gen.evaluate.answers import Answer, ListAnswer, NumberAnswer, TextAnswer
+from kopa_gen.evaluate.judge import OpenAIJudge
 from kopa_gen.evaluate.response import score_response
 from kopa_gen.evaluate.runner import EvalConfig, run_episode
 from kopa_gen.policies.reference import PAGE_ARGS, UNKNOWN, render_answer
@@ -56,6 +63,7 @@ class SynthConfig:
     max_starts: int = 8  # argument combinations tried per root tool
     resolver: str = "oracle"  # the re-solve stage's policy
     resolver_options: dict[str, Any] = field(default_factory=dict)
+    verifier: dict[str, Any] | None = None  # OpenAIJudge options (base_url, model, api_key_env)
 
 
 @dataclass
@@ -66,6 +74,7 @@ class Report:
         default_factory=lambda: {"rules": Counter(), "static": Counter(), "resolve": Counter()}
     )
     kept: Counter[str] = field(default_factory=Counter)
+    replaced: Counter[str] = field(default_factory=Counter)
 
 
 @dataclass
@@ -73,6 +82,7 @@ class Candidate:
     draft: Draft
     task: Task
     fixture: dict[str, Any] | None = None
+    replaced: dict[str, Any] | None = None  # the stored answer the re-solve stage replaced, and by whom
 
 
 def starts(sig: ToolSig, examples: Mapping[str, Sequence[Any]], limit: int) -> list[dict[str, Any]]:
@@ -206,10 +216,73 @@ async def decorative(
     return True
 
 
+def located_values(results: Mapping[str, Any]) -> list[tuple[From, Any]]:
+    """Every scalar in the executed results with the path that selects it (rows[i].field, record.field, field)."""
+    out: list[tuple[From, Any]] = []
+    for call_id, result in sorted(results.items()):
+        for key, value in (result or {}).items():
+            where = {"from": call_id}
+            if isinstance(value, list):
+                for i, row in enumerate(value):
+                    if isinstance(row, dict):
+                        for name, v in row.items():
+                            if isinstance(v, str | int | float) and not isinstance(v, bool):
+                                out.append((From.model_validate(where | {"path": f"{key}[{i}].{name}"}), v))
+            elif isinstance(value, dict):
+                for name, v in value.items():
+                    if isinstance(v, str | int | float) and not isinstance(v, bool):
+                        out.append((From.model_validate(where | {"path": f"{key}.{name}"}), v))
+            elif isinstance(value, str | int | float) and not isinstance(value, bool):
+                out.append((From.model_validate(where | {"path": key}), value))
+    return out
+
+
+def _as_answer(stored: Answer, value: Any) -> Answer | None:
+    """`value` as an answer of the stored answer's kind (number or text), or None."""
+    if isinstance(stored, NumberAnswer):
+        try:
+            number = float(str(value).replace(",", ""))
+        except ValueError:
+            return None
+        plain: int | float = int(number) if number.is_integer() else number
+        return stored.model_copy(update={"value": plain})
+    if isinstance(stored, TextAnswer):
+        text = str(value).strip()
+        if not text or len(text) > 40 or text.replace(",", "").replace(".", "").lstrip("-").isdigit():
+            return None
+        return TextAnswer(value=text)
+    return None
+
+
+async def verified_alternative(
+    task: Task, draft: Draft, record: Mapping[str, Any], verifier: OpenAIJudge | None
+) -> tuple[Answer, From, Any] | None:
+    """The re-solver's different answer, when it is verified correct (module docstring, stage 3); else None."""
+    message = str(record.get("final_message") or "")
+    stored = task.answer
+    if verifier is None or not record.get("action") or not message or stored is None:
+        return None
+    year = task.system.today.year
+    stated: dict[str, tuple[Answer, From, Any]] = {}
+    for where, value in located_values(draft.results):
+        answer = _as_answer(stored, value)
+        if answer is None or score_response(message, answer, year).passed is False:
+            continue
+        if score_response(render_answer(draft.answer_value), answer, year).passed:
+            continue  # the stored answer itself
+        stated.setdefault(answer.model_dump_json(), (answer, where, value))
+    if len(stated) != 1:
+        return None  # nothing, or several values: not verifiable
+    answer, where, value = next(iter(stated.values()))
+    evidence = json.dumps(draft.results, ensure_ascii=False)[:6000]
+    return (answer, where, value) if await verifier.verify(task.query, evidence, answer) else None
+
+
 async def run_filters(
     project: Project, cands: list[Candidate], sigs: Mapping[str, ToolSig], config: SynthConfig, report: Report
 ) -> list[Candidate]:
     kept: list[Candidate] = []
+    verifier = OpenAIJudge(**config.verifier) if config.verifier else None
     for cand in cands:
         task, draft = cand.task, cand.draft
         # 1. rules
@@ -256,8 +329,15 @@ async def run_filters(
         )
         record = await run_episode(project, eval_config, task, fixture or {}, config.seed, 0)
         if not record["reward"]:
-            report.removed["resolve"][f"{config.resolver} did not solve it"] += 1
-            continue
+            found = await verified_alternative(task, draft, record, verifier)
+            if found is None:
+                report.removed["resolve"][f"{config.resolver} did not solve it"] += 1
+                continue
+            answer, where, value = found
+            cand.replaced = {"answer": task.answer.model_dump(mode="json"), "by": config.resolver}
+            cand.task = task.model_copy(update={"answer": answer, "answer_from": where})
+            cand.fixture = dict(fixture or {}, answer=answer.model_dump(mode="json"), answer_value=value)
+            report.replaced[f"{config.resolver}: answer replaced after verification"] += 1
         kept.append(cand)
     return kept
 
@@ -281,12 +361,15 @@ async def synthesize(
         for root in roots
         for args in starts(sigs[root], examples[sigs[root].platform], config.max_starts)
     ]
+    degree = Counter(e.producer for e in edges)
     result: list[Candidate] = []
     for pattern in config.patterns:
         template = project.template(pattern)
         rng = random.Random(f"{config.seed}:{pattern}")
-        order = list(plan)
-        rng.shuffle(order)
+        # weighted random order (Efraimidis-Spirakis keys u^(1/w)), w = the root's kept out-edges: lookup hubs
+        # such as dart_corp_code, whose codes feed many tools, start most chains, without starting all of them
+        keys = [rng.random() ** (1.0 / degree[root]) for root, _ in plan]
+        order = [item for _, item in sorted(zip(keys, plan, strict=True), key=lambda kv: -kv[0])]
         pool: list[Candidate] = []
         for root, args in order:
             if len(pool) >= max(6, config.per_pattern * 2):
@@ -381,6 +464,7 @@ def stats_markdown(stats: Mapping[str, Any], report: Report) -> str:
         "",
         f"drafts per pattern: {dict(sorted(report.drafts.items()))}",
         f"kept per pattern: {dict(sorted(report.kept.items()))}",
+        f"answers replaced by the re-solve stage: {sum(report.replaced.values())}",
     ]
     if report.not_instantiable:
         lines += ["", "not instantiable (pattern: reason → count):"]
@@ -396,7 +480,7 @@ def write_dataset(project: Project, out: Path, cands: Sequence[Candidate], repor
         if folder.exists():
             for old in sorted(folder.glob("*/*")):
                 old.unlink()
-    meta = {}
+    meta: dict[str, dict[str, Any]] = {}
     for cand in cands:
         task = cand.task
         path = out / "tasks" / task.domain.value / f"{task.id}.yaml"
@@ -413,6 +497,8 @@ def write_dataset(project: Project, out: Path, cands: Sequence[Candidate], repor
             "platforms": cand.draft.platforms,
             "ask": cand.draft.ask.kind,
         }
+        if cand.replaced:
+            meta[task.id]["replaced"] = cand.replaced
     stats = dataset_stats(cands)
     (out / "synth.json").write_text(
         json.dumps(meta, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8"
@@ -423,6 +509,7 @@ def write_dataset(project: Project, out: Path, cands: Sequence[Candidate], repor
                 "dataset": stats,
                 "filters": {k: dict(sorted(v.items())) for k, v in report.removed.items()},
                 "drafts": dict(sorted(report.drafts.items())),
+                "replaced": dict(sorted(report.replaced.items())),
             },
             ensure_ascii=False,
             indent=1,

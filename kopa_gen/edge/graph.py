@@ -3,8 +3,8 @@
 1. Skeleton: for every tool, candidate consumers from the retriever; the edge scorer turns each (producer,
    consumer) pair into bindings and a feasibility score, or nothing.
 2. Beta prior per edge from the score (kopa_gen.edge.posterior).
-3. Iterations: sample paths by Thompson sampling over the edges still alive (with probability ε, explore the
-   least-tried edge instead), execute each path in a fresh Session with fault injection on, update the
+3. Iterations: sample paths by Thompson sampling over the edges still alive (with probability ε, the route from
+   a root to the least-tried edge that still lacks the n_min trials pruning needs), execute each path in a fresh Session with fault injection on, update the
    posteriors (structural failures weigh far more than environmental ones), prune, until converged.
 4. Audit: every skeleton edge executed the same number of times, to compare skeleton, G* and pruned edges.
 
@@ -37,7 +37,7 @@ class GraphConfig:
     retriever: RetrieverConfig = field(default_factory=RetrieverConfig)
     posterior: PosteriorConfig = field(default_factory=PosteriorConfig)
     probe: ProbeConfig = field(default_factory=ProbeConfig)
-    epsilon: float = 0.3  # exploration floor: share of path choices that go to the least-tried edge
+    epsilon: float = 0.3  # exploration floor: share of paths routed to the least-tried under-n_min edge
     max_len: int = 3  # edges per sampled path
     paths_per_iteration: int = 16
     max_iterations: int = 100
@@ -53,6 +53,7 @@ class Edge:
     posterior: Posterior
     prior: tuple[float, float]
     pruned_at: int | None = None
+    attempts: int = 0  # times in an executed path (a fault upstream can leave it without a trial)
 
     @property
     def id(self) -> str:
@@ -71,10 +72,16 @@ class IterationLog:
     steps: int
     step_successes: int
     pruned: list[str]
+    exploit_paths: int = 0  # the Thompson-sampled paths (the ε routes to undecided edges left out)
+    exploit_passed: int = 0
 
     @property
     def pass_rate(self) -> float:
         return self.passed / self.paths if self.paths else 0.0
+
+    @property
+    def exploit_pass_rate(self) -> float:
+        return self.exploit_passed / self.exploit_paths if self.exploit_paths else 0.0
 
     @property
     def step_success_rate(self) -> float:
@@ -194,28 +201,77 @@ class Explorer:
             if e.proposal.producer == tool and e.proposal.consumer not in visited
         ]
 
-    def _pick(self, options: Sequence[Edge], theta: Mapping[str, float], rng: random.Random) -> Edge:
-        if rng.random() < self.config.epsilon:
-            fewest = min(e.posterior.trials for e in options)
-            return rng.choice([e for e in options if e.posterior.trials == fewest])
-        return max(options, key=lambda e: (theta[e.id], e.id))
+    def routes(self) -> dict[str, Edge]:
+        """Breadth-first tree of live edges from the roots, at most max_len - 1 deep, preferring the edge with the
+        highest posterior mean into each tool: the route by which an under-tried edge deeper in the graph is
+        reached. Tool -> the edge that reaches it."""
+        into: dict[str, Edge] = {}
+        seen = set(self.roots)
+        frontier = sorted(self.roots)
+        by_producer: dict[str, list[Edge]] = {}
+        for e in self.phase.alive():
+            by_producer.setdefault(e.proposal.producer, []).append(e)
+        for _ in range(self.config.max_len - 1):
+            nxt: list[str] = []
+            for tool in frontier:
+                for e in sorted(by_producer.get(tool, []), key=lambda e: (-e.posterior.mean, e.id)):
+                    consumer = e.proposal.consumer
+                    if consumer in seen:
+                        continue
+                    seen.add(consumer)
+                    into[consumer] = e
+                    nxt.append(consumer)
+            frontier = sorted(nxt)
+        return into
 
-    def sample_path(self, rng: random.Random) -> list[Edge]:
+    def route(self, target: Edge, into: Mapping[str, Edge]) -> list[Edge] | None:
+        """A path from a root that ends with `target`, or None when its producer cannot be reached."""
+        chain: list[Edge] = []
+        tool = target.proposal.producer
+        while tool not in self.roots:
+            if tool not in into:
+                return None
+            chain.append(into[tool])
+            tool = chain[-1].proposal.producer
+        chain.reverse()
+        tools = {e.proposal.producer for e in chain}
+        return None if target.proposal.consumer in tools else [*chain, target]
+
+    def undecided(self, edge: Edge) -> bool:
+        """Fewer than n_min trials, or never a success in fewer than 3·n_min: the pruning rule cannot judge it
+        yet (a never-succeeding edge needs several structural failures to fall below δ from a good prior)."""
+        n_min, post = self.config.posterior.n_min, edge.posterior
+        return post.trials < n_min or (post.successes == 0 and post.trials < 3 * n_min)
+
+    def sample_path(self, rng: random.Random, into: Mapping[str, Edge]) -> tuple[list[Edge], bool]:
+        """With probability ε, the route to a least-tried reachable undecided edge (see `undecided`), so every edge
+        gets the trials the pruning rule needs; otherwise a Thompson-sampled path: draw θ from every live edge's
+        posterior, start at the best root edge, follow the best outgoing edge."""
         alive = self.phase.alive()
+        if rng.random() < self.config.epsilon:
+            under = [e for e in alive if self.undecided(e) and self.route(e, into) is not None]
+            if under:  # fewest attempts, not trials: an edge a fault upstream keeps from a trial must not starve others
+                fewest = min(e.attempts for e in under)
+                target = rng.choice([e for e in under if e.attempts == fewest])
+                return self.route(target, into) or [], True
         theta = {e.id: rng.betavariate(e.posterior.alpha, e.posterior.beta) for e in alive}
+
+        def best(options: Sequence[Edge]) -> Edge:
+            return max(options, key=lambda e: (theta[e.id], e.id))
+
         starts = [e for e in alive if e.proposal.producer in self.roots]
         if not starts:
-            return []
-        path = [self._pick(starts, theta, rng)]
+            return [], False
+        path = [best(starts)]
         visited = {path[0].proposal.producer, path[0].proposal.consumer}
         length = rng.randint(1, self.config.max_len)
         while len(path) < length:
             options = self._out(path[-1].proposal.consumer, visited)
             if not options:
                 break
-            path.append(self._pick(options, theta, rng))
+            path.append(best(options))
             visited.add(path[-1].proposal.consumer)
-        return path
+        return path, False
 
     async def _execute(self, paths: Sequence[list[Edge]], seeds: Sequence[int]) -> list[ProbeResult]:
         gate = asyncio.Semaphore(self.config.concurrency)
@@ -232,14 +288,23 @@ class Explorer:
 
     async def iterate(self, iteration: int) -> IterationLog:
         rng = random.Random(f"{self.config.seed}:iteration:{iteration}")
-        paths = [p for p in (self.sample_path(rng) for _ in range(self.config.paths_per_iteration)) if p]
+        into = self.routes()
+        sampled = [self.sample_path(rng, into) for _ in range(self.config.paths_per_iteration)]
+        paths = [p for p, _ in sampled if p]
+        explored = [x for p, x in sampled if p]
         seeds = [rng.randrange(2**31) for _ in paths]
+        for path in paths:
+            for edge in path:
+                edge.attempts += 1
         results = await self._execute(paths, seeds)
         log = IterationLog(iteration, len(results), 0, 0, 0, [])
-        for result in results:
+        for result, exploring in zip(results, explored, strict=True):
             self.phase.probes += 1
             self.phase.calls += len(result.steps)
             log.passed += result.passed
+            if not exploring:
+                log.exploit_paths += 1
+                log.exploit_passed += result.passed
             for eid, outcome in result.outcomes:
                 self.phase.edges[eid].posterior.update(outcome, self.config.posterior)
                 if outcome != "inconclusive":
@@ -258,26 +323,31 @@ class Explorer:
         if len(logs) < max(c.min_iterations, c.patience):
             return False
         quiet = all(not log.pruned for log in logs[-c.patience :])
-        tried = all(e.posterior.trials >= c.posterior.n_min for e in self.phase.alive())
+        into = self.routes()
+        tried = not any(self.undecided(e) for e in self.phase.alive() if self.route(e, into) is not None)
         return quiet and tried
 
     async def audit(self) -> None:
-        """Every skeleton edge from a root, `audit_trials` single-edge probes with faults on."""
+        """Every skeleton edge, `audit_trials` probes with faults on, each along the route from a root through G*
+        that ends with the edge; only the audited edge's own outcome counts (`not_reached` when a fault upstream
+        stopped the route, `unreachable` when no route reaches its producer)."""
         rng = random.Random(f"{self.config.seed}:audit")
-        jobs: list[tuple[Edge, int]] = []
+        into = self.routes()
+        jobs: list[tuple[Edge, list[Edge], int]] = []
         for edge in sorted(self.phase.edges.values(), key=lambda e: e.id):
-            if edge.proposal.producer not in self.roots:
+            path = self.route(edge, into)
+            if path is None:
+                self.phase.audit[edge.id] = {"unreachable": self.config.audit_trials}
                 continue
-            jobs.extend((edge, rng.randrange(2**31)) for _ in range(self.config.audit_trials))
-        results = await self._execute([[e] for e, _ in jobs], [s for _, s in jobs])
-        for (edge, _), result in zip(jobs, results, strict=True):
+            jobs.extend((edge, path, rng.randrange(2**31)) for _ in range(self.config.audit_trials))
+        results = await self._execute([p for _, p, _ in jobs], [s for _, _, s in jobs])
+        for (edge, _, _), result in zip(jobs, results, strict=True):
             self.phase.probes += 1
             self.phase.calls += len(result.steps)
             counts = self.phase.audit.setdefault(edge.id, {})
-            for _, outcome in result.outcomes:
-                counts[outcome] = counts.get(outcome, 0) + 1
-            if result.root_failed:
-                counts["root_failed"] = counts.get("root_failed", 0) + 1
+            mine = [outcome for eid, outcome in result.outcomes if eid == edge.id]
+            key = mine[0] if mine else ("root_failed" if result.root_failed else "not_reached")
+            counts[key] = counts.get(key, 0) + 1
 
 
 async def run_phase_a(
@@ -331,7 +401,11 @@ def problems(phase: PhaseA) -> list[str]:
             + "; ".join(f"{p['tool']}: {p['why']}" for p in phase.unreachable[:5])
         )
     if not phase.edges:
-        out.append("the scorer found no candidate edge between these tools (skeleton is empty)")
+        failed = [r for r in phase.rejected if r["why"].startswith("endpoint ")]
+        out.append(
+            "the scorer found no candidate edge between these tools (skeleton is empty)"
+            + (f"; its endpoint failed on {len(failed)} of the pairs: {failed[0]['why']}" if failed else "")
+        )
     elif not phase.alive():
         out.append(f"all {len(phase.edges)} skeleton edges were pruned: no edge executes successfully")
     return out
@@ -346,15 +420,19 @@ def analysis(phase: PhaseA) -> dict[str, Any]:
     that never succeeded, and trajectory pass rate / step success rate over the iterations."""
 
     def group(edges: list[Edge]) -> dict[str, Any]:
-        counted = [phase.audit.get(e.id, {}) for e in edges if e.id in phase.audit]
+        def runs(c: Mapping[str, int]) -> int:
+            return c.get("success", 0) + c.get("structural", 0) + c.get("environmental", 0)
+
+        counted = [c for c in (phase.audit.get(e.id, {}) for e in edges) if runs(c)]
         ok = sum(c.get("success", 0) for c in counted)
-        runs = sum(c.get("success", 0) + c.get("structural", 0) + c.get("environmental", 0) for c in counted)
+        total = sum(runs(c) for c in counted)
         never = sum(1 for c in counted if c.get("success", 0) == 0)
         return {
             "edges": len(edges),
             "audited": len(counted),
-            "executions": runs,
-            "success_rate": _r(ok / runs) if runs else None,
+            "unreachable": sum(1 for e in edges if "unreachable" in phase.audit.get(e.id, {})),
+            "executions": total,
+            "success_rate": _r(ok / total) if total else None,
             "never_succeeded": _r(never / len(counted)) if counted else None,
         }
 
@@ -373,6 +451,11 @@ def analysis(phase: PhaseA) -> dict[str, Any]:
         "trajectory_pass_rate": {
             "first": mean([x.pass_rate for x in logs[:window]]),
             "last": mean([x.pass_rate for x in logs[-window:]]),
+            "window": window,
+        },
+        "thompson_pass_rate": {  # the sampled paths only: what the posteriors have learned
+            "first": mean([x.exploit_pass_rate for x in logs[:window] if x.exploit_paths]),
+            "last": mean([x.exploit_pass_rate for x in logs[-window:] if x.exploit_paths]),
             "window": window,
         },
         "step_success_rate": {
@@ -439,6 +522,7 @@ def to_json(phase: PhaseA) -> str:
                 "iteration": x.iteration,
                 "paths": x.paths,
                 "pass_rate": _r(x.pass_rate),
+                "thompson_pass_rate": _r(x.exploit_pass_rate),
                 "step_success_rate": _r(x.step_success_rate),
                 "pruned": x.pruned,
             }

@@ -24,7 +24,7 @@ Outcome = Literal["success", "structural", "environmental", "inconclusive"]
 
 @dataclass(frozen=True)
 class PosteriorConfig:
-    kappa: float = 2.0  # prior strength: how many probes the scorer's opinion is worth
+    kappa: float = 1.0  # prior strength: the scorer's opinion is worth one probe (execution decides)
     w_structural: float = 3.0  # thirty times an environmental failure
     w_environmental: float = 0.1
     w_inconclusive: float = 0.5  # no data either way: the edge does not deliver, but it may not be its fault

@@ -11,6 +11,7 @@ Two scorers behind one Protocol:
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from kopa_gen.edge.chat import ChatFailure, complete
 from kopa_gen.edge.signatures import OutField, Param, ToolSig
 
 Examples = Mapping[str, Sequence[str | int]]
@@ -186,10 +188,16 @@ class LLMScorer:
     name = "llm"
 
     def __init__(
-        self, base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY", timeout_s: float = 60.0
+        self,
+        base_url: str,
+        model: str,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout_s: float = 60.0,
+        backoff_s: float = 1.0,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
+        self.backoff_s = backoff_s
         key = os.environ.get(api_key_env, "")
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._http = httpx.AsyncClient(headers=headers, timeout=timeout_s)
@@ -228,9 +236,10 @@ class LLMScorer:
             "seed": 0,
             "messages": [{"role": "user", "content": self.prompt(producer, consumer, samples)}],
         }
-        response = await self._http.post(f"{self.base_url}/chat/completions", json=body)
-        response.raise_for_status()
-        text = response.json()["choices"][0]["message"].get("content") or ""
+        try:
+            text = await complete(self._http, f"{self.base_url}/chat/completions", body, self.backoff_s)
+        except ChatFailure as exc:
+            return Proposal(producer.name, consumer.name, 0.0, (), {}, str(exc))
         return parse_proposal(text, producer, consumer)
 
 
@@ -242,6 +251,8 @@ def parse_proposal(text: str, producer: ToolSig, consumer: ToolSig) -> Proposal 
         data: Any = json.loads(match.group(0) if match else text)
         score = float(data["score"])
         raw = data.get("bindings") or []
+        if not math.isfinite(score):
+            raise ValueError(f"score {score} is not a finite number")
     except (ValueError, KeyError, TypeError) as exc:
         return Proposal(producer.name, consumer.name, 0.0, (), {}, f"unparsable scorer reply: {exc}")
     params = {p.name for p in consumer.bindable}
@@ -249,15 +260,20 @@ def parse_proposal(text: str, producer: ToolSig, consumer: ToolSig) -> Proposal 
     kept: list[tuple[str, str]] = []
     dropped: list[tuple[str, str]] = []
     for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, dict):
+            dropped.append((str(item), ""))
+            continue
         param, field = str(item.get("param", "")), str(item.get("field", ""))
         (kept if param in params and field in fields else dropped).append((param, field))
     if not kept:
         return None
     s = round(min(max(score, 0.0), 1.0), 6)
-    defaults = {
+    raw_defaults = data.get("defaults")
+    bound = {p for p, _ in kept}
+    defaults = {  # only for unbound arguments: a default must never override the hand-off
         str(k): tuple(v if isinstance(v, int) else str(v) for v in vs)
-        for k, vs in (data.get("defaults") or {}).items()
-        if k in params and isinstance(vs, list) and vs
+        for k, vs in (raw_defaults.items() if isinstance(raw_defaults, dict) else [])
+        if k in params and k not in bound and isinstance(vs, list) and vs
     }
     reason = f"dropped unknown bindings {dropped}" if dropped else ""
     return Proposal(

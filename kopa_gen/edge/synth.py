@@ -91,6 +91,19 @@ def short(description: str, fallback: str) -> str:
     return head or fallback
 
 
+@dataclass
+class Walk:
+    """One draft under construction: the executed root call and what the pattern has added to it so far."""
+
+    root: str
+    rows: list[dict[str, Any]]  # the root's rows
+    edges: list[GEdge]  # the root's kept out-edges
+    steps: list[GoldStep]
+    results: dict[str, dict[str, Any]]  # by call id
+    slots: dict[str, str]  # template slots
+    used: set[str]  # literal argument values already in the query: not asked about
+
+
 class Builder:
     """Builds drafts of every pattern from one start (a root tool and its arguments) in one Session."""
 
@@ -222,16 +235,20 @@ class Builder:
 
     async def build(self, pattern: Pattern, root: str, root_args: dict[str, Any]) -> Draft:
         root_args, root_result = await self.complete(root, root_args)
-        rows = rows_of(root_result)
         edges = self.edges_from(root)
         if not edges:
             raise NotInstantiable(f"{root} has no kept out-edge")
-        steps = [GoldStep(calls=[GoldCall(id="c1", tool=root, args=root_args)])]
-        results: dict[str, dict[str, Any]] = {"c1": root_result}
-        slots = {"subject": self.subject(root, root_args)}
-        used = {str(v) for v in root_args.values()}
+        walk = Walk(
+            root=root,
+            rows=rows_of(root_result),
+            edges=edges,
+            steps=[GoldStep(calls=[GoldCall(id="c1", tool=root, args=root_args)])],
+            results={"c1": root_result},
+            slots={"subject": self.subject(root, root_args)},
+            used={str(v) for v in root_args.values()},
+        )
         builder = getattr(self, f"_{pattern}")
-        draft: Draft = await builder(root, rows, edges, steps, results, slots, used)
+        draft: Draft = await builder(walk)
         return draft
 
     def _single(self, rows: list[dict[str, Any]], edges: list[GEdge]) -> list[GEdge]:
@@ -256,106 +273,95 @@ class Builder:
             args.setdefault(name, v)
         return GoldCall(id=call_id, tool=edge.consumer, args=args), result
 
-    def _finish(
-        self,
-        pattern: Pattern,
-        root: str,
-        steps: list[GoldStep],
-        results: dict[str, Any],
-        ask: Ask,
-        slots: dict[str, str],
-        junctions: list[dict[str, Any]],
-    ) -> Draft:
+    def _finish(self, pattern: Pattern, walk: Walk, ask: Ask, junctions: list[dict[str, Any]]) -> Draft:
         try:
-            value = derive_answer(results, ask.answer_from)
+            value = derive_answer(walk.results, ask.answer_from)
         except PathError as exc:
             raise NotInstantiable(f"answer does not derive: {exc}") from exc
         answer = make_answer(value)
-        tools = {c.tool for s in steps for c in s.calls}
+        tools = {c.tool for s in walk.steps for c in s.calls}
         handoffs = [
             (c.id, name, v.call)
-            for s in steps
+            for s in walk.steps
             for c in s.calls
             for name, v in c.args.items()
             if isinstance(v, From)
         ]
         return Draft(
             pattern,
-            root,
-            steps,
-            results,
+            walk.root,
+            walk.steps,
+            walk.results,
             ask,
             answer,
             value,
-            slots,
+            walk.slots,
             junctions,
             sorted({self.sigs[t].platform for t in tools}),
             handoffs,
         )
 
-    async def _seq(
-        self,
-        root: str,
-        rows: list[dict[str, Any]],
-        edges: list[GEdge],
-        steps: list[GoldStep],
-        results: dict[str, Any],
-        slots: dict[str, str],
-        used: set[str],
-    ) -> Draft:
-        options = self._single(rows, edges)
+    async def _seq(self, walk: Walk) -> Draft:
+        options = self._single(walk.rows, walk.edges)
         if not options:
             raise NotInstantiable("no junction with exactly one value")
         edge = self.rng.choice(options)
-        call, result = await self._downstream(edge, "c1", "c2", None, "", results)
-        steps.append(GoldStep(calls=[call]))
-        results["c2"] = result
+        call, result = await self._downstream(edge, "c1", "c2", None, "", walk.results)
+        walk.steps.append(GoldStep(calls=[call]))
+        walk.results["c2"] = result
         junctions = [{"kind": "seq", "cardinality": 1, "field": edge.key[1]}]
         last, last_id = edge.consumer, "c2"
         # a second hop when the consumer's result again hands one value on
-        nxt = [e for e in self._single(rows_of(result), self.edges_from(edge.consumer)) if e.consumer != root]
+        nxt = [
+            e
+            for e in self._single(rows_of(result), self.edges_from(edge.consumer))
+            if e.consumer != walk.root
+        ]
         if nxt and self.rng.random() < 0.5:
             e2 = self.rng.choice(nxt)
             try:
-                call3, result3 = await self._downstream(e2, "c2", "c3", None, "", results)
-                steps.append(GoldStep(calls=[call3]))
-                results["c3"] = result3
+                call3, result3 = await self._downstream(e2, "c2", "c3", None, "", walk.results)
+                walk.steps.append(GoldStep(calls=[call3]))
+                walk.results["c3"] = result3
                 junctions.append({"kind": "seq", "cardinality": 1, "field": e2.key[1]})
                 last, last_id = e2.consumer, "c3"
             except NotInstantiable:
                 pass
-        used |= {str(v) for c in steps[-1].calls for v in c.args.values() if not isinstance(v, From)}
-        ask = self.ask_for(last, last_id, results[last_id], used)
-        slots.update(tool=self.sigs[last].title, args=self.describe_args(last, steps[-1].calls[0].args))
-        return self._finish("seq", root, steps, results, ask, slots, junctions)
+        walk.used |= {
+            str(v) for c in walk.steps[-1].calls for v in c.args.values() if not isinstance(v, From)
+        }
+        ask = self.ask_for(last, last_id, walk.results[last_id], walk.used)
+        walk.slots.update(
+            tool=self.sigs[last].title, args=self.describe_args(last, walk.steps[-1].calls[0].args)
+        )
+        return self._finish("seq", walk, ask, junctions)
 
     async def _fanout(
         self,
         pattern: Pattern,
-        root: str,
+        walk: Walk,
         edge: GEdge,
         values: Sequence[str],
         selector: str,
-        steps: list[GoldStep],
-        results: dict[str, Any],
-        slots: dict[str, str],
         junction: dict[str, Any],
     ) -> Draft:
         literals = self.literal_args(edge)
         calls = []
         for i, value in enumerate(values):
-            call, result = await self._downstream(edge, "c1", f"c{i + 2}", value, selector, results, literals)
+            call, result = await self._downstream(
+                edge, "c1", f"c{i + 2}", value, selector, walk.results, literals
+            )
             calls.append(call)
-            results[call.id] = result
-        steps.append(GoldStep(calls=calls))
-        slots.update(
+            walk.results[call.id] = result
+        walk.steps.append(GoldStep(calls=calls))
+        walk.slots.update(
             tool=self.sigs[edge.consumer].title, args=self.describe_args(edge.consumer, calls[0].args)
         )
-        slots.update(count=str(len(values)), key=self.field_desc(edge.producer, edge.key[1]))
+        walk.slots.update(count=str(len(values)), key=self.field_desc(edge.producer, edge.key[1]))
         if len(calls) == 1:
-            ask = self.ask_for(edge.consumer, calls[0].id, results[calls[0].id], set(values))
+            ask = self.ask_for(edge.consumer, calls[0].id, walk.results[calls[0].id], set(values))
         else:
-            singles = [rows_of(results[c.id]) for c in calls]
+            singles = [rows_of(walk.results[c.id]) for c in calls]
             name = _common_field(singles) if all(len(r) == 1 for r in singles) else None
             if name is not None and self.rng.random() < 0.5:
                 ask = Ask(
@@ -375,21 +381,13 @@ class Builder:
                         of=[From.model_validate({"from": c.id, "path": "total_count"}) for c in calls],
                     ),
                 )
-        return self._finish(pattern, root, steps, results, ask, slots, [junction])
+        return self._finish(pattern, walk, ask, [junction])
 
-    async def _fan(
-        self,
-        root: str,
-        rows: list[dict[str, Any]],
-        edges: list[GEdge],
-        steps: list[GoldStep],
-        results: dict[str, Any],
-        slots: dict[str, str],
-        used: set[str],
-    ) -> Draft:
+    async def _fan(self, walk: Walk) -> Draft:
+        rows = walk.rows
         options = [
             e
-            for e in edges
+            for e in walk.edges
             if 2 <= len(distinct(rows, e.key[1])) <= PHI and _pathable(distinct(rows, e.key[1]))
         ]
         if not options:
@@ -397,19 +395,11 @@ class Builder:
         edge = self.rng.choice(options)
         values = distinct(rows, edge.key[1])
         junction = {"kind": junction_kind(len(values)), "cardinality": len(values), "field": edge.key[1]}
-        return await self._fanout("fan", root, edge, values, "", steps, results, slots, junction)
+        return await self._fanout("fan", walk, edge, values, "", junction)
 
-    async def _drv(
-        self,
-        root: str,
-        rows: list[dict[str, Any]],
-        edges: list[GEdge],
-        steps: list[GoldStep],
-        results: dict[str, Any],
-        slots: dict[str, str],
-        used: set[str],
-    ) -> Draft:
-        options = [e for e in edges if len(distinct(rows, e.key[1])) > PHI]
+    async def _drv(self, walk: Walk) -> Draft:
+        rows = walk.rows
+        options = [e for e in walk.edges if len(distinct(rows, e.key[1])) > PHI]
         self.rng.shuffle(options)
         for edge in options:
             reduction = choose_reduction(rows, edge.key[1], self.rng)
@@ -424,39 +414,28 @@ class Builder:
                 "pivot": reduction.pivot,
                 "kept": len(reduction.kept),
             }
-            slots["reduction_kind"] = reduction.kind
-            slots["pivot"] = reduction.pivot
-            slots["pivot_key"] = self.field_desc(root, reduction.pivot_field)
-            return await self._fanout(
-                "drv", root, edge, reduction.kept, reduction.selector, steps, results, slots, junction
-            )
+            walk.slots["reduction_kind"] = reduction.kind
+            walk.slots["pivot"] = reduction.pivot
+            walk.slots["pivot_key"] = self.field_desc(walk.root, reduction.pivot_field)
+            return await self._fanout("drv", walk, edge, reduction.kept, reduction.selector, junction)
         raise NotInstantiable(f"no junction with more than {PHI} values and a reduction that keeps 1..{PHI}")
 
-    async def _sem(
-        self,
-        root: str,
-        rows: list[dict[str, Any]],
-        edges: list[GEdge],
-        steps: list[GoldStep],
-        results: dict[str, Any],
-        slots: dict[str, str],
-        used: set[str],
-    ) -> Draft:
-        single = self._single(rows, edges)
+    async def _sem(self, walk: Walk) -> Draft:
+        single = self._single(walk.rows, walk.edges)
         pairs = [(a, b) for a in single for b in single if a.consumer < b.consumer and a.key[1] == b.key[1]]
         if not pairs:
             raise NotInstantiable("no two tools fed by the same single value")
         e1, e2 = self.rng.choice(pairs)
-        c2, r2 = await self._downstream(e1, "c1", "c2", None, "", results)
-        c3, r3 = await self._downstream(e2, "c1", "c3", None, "", results)
-        results.update(c2=r2, c3=r3)
-        steps.append(GoldStep(calls=[c2, c3]))
-        a2 = self.ask_for(e1.consumer, "c2", r2, used)
-        a3 = self.ask_for(e2.consumer, "c3", r3, used)
+        c2, r2 = await self._downstream(e1, "c1", "c2", None, "", walk.results)
+        c3, r3 = await self._downstream(e2, "c1", "c3", None, "", walk.results)
+        walk.results.update(c2=r2, c3=r3)
+        walk.steps.append(GoldStep(calls=[c2, c3]))
+        a2 = self.ask_for(e1.consumer, "c2", r2, walk.used)
+        a3 = self.ask_for(e2.consumer, "c3", r3, walk.used)
         if not isinstance(a2.answer_from, From) or not isinstance(a3.answer_from, From):
             raise NotInstantiable("sem needs one value from each tool")
         ask = Ask("list", a2.what, Combine(op="list", of=[a2.answer_from, a3.answer_from]))
-        slots.update(
+        walk.slots.update(
             tool=self.sigs[e1.consumer].title,
             args=self.describe_args(e1.consumer, c2.args),
             tool2=self.sigs[e2.consumer].title,
@@ -466,23 +445,12 @@ class Builder:
             field=a2.what,
             field2=a3.what,
         )
-        return self._finish(
-            "sem", root, steps, results, ask, slots, [{"kind": "seq", "cardinality": 1, "field": e1.key[1]}]
-        )
+        return self._finish("sem", walk, ask, [{"kind": "seq", "cardinality": 1, "field": e1.key[1]}])
 
-    async def _cmp(
-        self,
-        root: str,
-        rows: list[dict[str, Any]],
-        edges: list[GEdge],
-        steps: list[GoldStep],
-        results: dict[str, Any],
-        slots: dict[str, str],
-        used: set[str],
-    ) -> Draft:
+    async def _cmp(self, walk: Walk) -> Draft:
         options = [
             (e, name)
-            for e in self._single(rows, edges)
+            for e in self._single(walk.rows, walk.edges)
             for name, vs in sorted(e.defaults.items())
             if len(set(map(str, vs))) >= 2
         ]
@@ -493,10 +461,10 @@ class Builder:
         edge, vary = self.rng.choice(options)
         v1, v2 = self.rng.sample(sorted(set(edge.defaults[vary]), key=str), 2)
         base = self.literal_args(edge)
-        c2, r2 = await self._downstream(edge, "c1", "c2", None, "", results, dict(base, **{vary: v1}))
-        c3, r3 = await self._downstream(edge, "c1", "c3", None, "", results, dict(base, **{vary: v2}))
-        results.update(c2=r2, c3=r3)
-        steps.append(GoldStep(calls=[c2, c3]))
+        c2, r2 = await self._downstream(edge, "c1", "c2", None, "", walk.results, dict(base, **{vary: v1}))
+        c3, r3 = await self._downstream(edge, "c1", "c3", None, "", walk.results, dict(base, **{vary: v2}))
+        walk.results.update(c2=r2, c3=r3)
+        walk.steps.append(GoldStep(calls=[c2, c3]))
         rows2, rows3 = rows_of(r2), rows_of(r3)
         numeric = (
             [
@@ -524,7 +492,7 @@ class Builder:
         of = [From.model_validate({"from": c, "path": path}) for c in ("c2", "c3")]
         ask = Ask(kind, what, Combine(op=kind, of=of, labels=labels if kind != "diff" else None), labels)
         others = {k: v for k, v in base.items() if k != vary}
-        slots.update(
+        walk.slots.update(
             tool=self.sigs[edge.consumer].title,
             args=self.describe_args(edge.consumer, others),
             vary=short(
@@ -535,36 +503,25 @@ class Builder:
             labels=", ".join(labels),
             field=what,
         )
-        return self._finish(
-            "cmp", root, steps, results, ask, slots, [{"kind": "seq", "cardinality": 1, "field": edge.key[1]}]
-        )
+        return self._finish("cmp", walk, ask, [{"kind": "seq", "cardinality": 1, "field": edge.key[1]}])
 
-    async def _cond(
-        self,
-        root: str,
-        rows: list[dict[str, Any]],
-        edges: list[GEdge],
-        steps: list[GoldStep],
-        results: dict[str, Any],
-        slots: dict[str, str],
-        used: set[str],
-    ) -> Draft:
-        single = self._single(rows, edges)
+    async def _cond(self, walk: Walk) -> Draft:
+        single = self._single(walk.rows, walk.edges)
         pairs = [(a, b) for a in single for b in single if a.consumer != b.consumer]
         if not pairs:
             raise NotInstantiable("no two tools to branch between")
         e_then, e_else = self.rng.choice(pairs)
-        total = int(results["c1"].get("total_count", len(rows)))
+        total = int(walk.results["c1"].get("total_count", len(walk.rows)))
         # the condition: root's count > pivot; pivot chosen so either branch is as likely
         pivot = max(0, total - 1) if self.rng.random() < 0.5 else total
         taken = e_then if total > pivot else e_else
-        call, result = await self._downstream(taken, "c1", "c2", None, "", results)
-        results["c2"] = result
-        steps.append(GoldStep(calls=[call]))
-        ask = self.ask_for(taken.consumer, "c2", result, used)
-        slots.update(
+        call, result = await self._downstream(taken, "c1", "c2", None, "", walk.results)
+        walk.results["c2"] = result
+        walk.steps.append(GoldStep(calls=[call]))
+        ask = self.ask_for(taken.consumer, "c2", result, walk.used)
+        walk.slots.update(
             condition_kind="gt",
-            what=f"{self.sigs[root].title} 결과 건수",
+            what=f"{self.sigs[walk.root].title} 결과 건수",
             pivot=str(pivot),
             tool=self.sigs[e_then.consumer].title,
             args=self.describe_args(
@@ -578,15 +535,8 @@ class Builder:
             field=ask.what,
             branch="then" if taken is e_then else "else",
         )
-        return self._finish(
-            "cond",
-            root,
-            steps,
-            results,
-            ask,
-            slots,
-            [{"kind": "seq", "cardinality": 1, "field": taken.key[1], "branch": slots["branch"]}],
-        )
+        junction = {"kind": "seq", "cardinality": 1, "field": taken.key[1], "branch": walk.slots["branch"]}
+        return self._finish("cond", walk, ask, [junction])
 
 
 def _code_like(name: str) -> bool:

@@ -4,7 +4,8 @@ derived from the executed results before any wording happens.
 - `template` (default, offline): fills the pattern's template from specs/templates/ (compiled by `kopa-gen
   build`), choosing the wording variant by seed.
 - `llm`: an OpenAI-compatible endpoint rewrites the template's query into natural Korean; a rewrite that drops a
-  value the task depends on (a name, a code, a year, a pivot) is rejected and the template query kept.
+  value the task depends on (a name, a code, a year, a pivot) is rejected and the template query kept, as it is
+  when the endpoint fails after retries (counted apart).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Protocol, cast
 
 import httpx
 
+from kopa_gen.edge.chat import ChatFailure, complete
 from kopa_gen.edge.synth import AskKind, Draft
 from kopa_gen.policies.reference import PAGE_ARGS
 from kopa_gen.spec.templates import Reduction, Template, render
@@ -86,12 +88,17 @@ class TemplateWriter:
 class LLMWriter:
     name = "llm"
 
-    def __init__(self, base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY") -> None:
+    def __init__(
+        self, base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY", backoff_s: float = 1.0
+    ) -> None:
         key = os.environ.get(api_key_env, "")
         self.base_url = base_url.rstrip("/")
         self.model = model
         self._http = httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"} if key else {}, timeout=60)
-        self.rejected = 0
+        self.backoff_s = backoff_s
+        self.rejected = 0  # rewrites that dropped a value: the template query was kept
+        self.failed = 0  # requests the endpoint failed after retries: the template query was kept
+        self.last_error = ""
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -109,9 +116,14 @@ class LLMWriter:
             "seed": rng.randrange(2**31),
             "messages": [{"role": "user", "content": prompt}],
         }
-        response = await self._http.post(f"{self.base_url}/chat/completions", json=body)
-        response.raise_for_status()
-        text = (response.json()["choices"][0]["message"].get("content") or "").strip()
+        try:
+            text = (
+                await complete(self._http, f"{self.base_url}/chat/completions", body, self.backoff_s)
+            ).strip()
+        except ChatFailure as exc:
+            self.failed += 1
+            self.last_error = str(exc)
+            return base
         if not text or any(v not in text for v in required_values(draft)):
             self.rejected += 1
             return base

@@ -18,6 +18,13 @@ PROMPT = (
     "Reply with exactly YES or NO."
 )
 
+VERIFY_PROMPT = (
+    "You check answers to questions about Korean public data against the API results they came from.\n"
+    "Question: {query}\nAPI results (JSON, call id -> result): {evidence}\nProposed answer: {candidate}\n"
+    "Is the proposed answer the correct answer to the question according to these results? "
+    "Reply with exactly YES or NO."
+)
+
 
 class OpenAIJudge:
     def __init__(
@@ -29,19 +36,21 @@ class OpenAIJudge:
         self.timeout_s = timeout_s
 
     async def judge(self, query: str, gold: Answer, message: str) -> bool | None:
-        """True/False from the model's YES/NO; None (abstain) on anything else or on a failed request."""
+        """Does `message` state the gold answer? True/False from the model's YES/NO; None (abstain) on anything
+        else or on a failed request."""
+        return await self._ask(PROMPT.format(gold=gold.model_dump_json(), query=query, message=message))
+
+    async def verify(self, query: str, evidence: str, candidate: Answer) -> bool | None:
+        """Is `candidate` the correct answer to `query` given the executed results `evidence`? (EDGE's re-solve
+        stage asks this before an answer a re-solver found replaces the stored one.)"""
+        return await self._ask(
+            VERIFY_PROMPT.format(query=query, evidence=evidence, candidate=candidate.model_dump_json())
+        )
+
+    async def _ask(self, content: str) -> bool | None:
         key = os.environ.get(self.api_key_env)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        body = {
-            "model": self.model,
-            "temperature": 0,
-            "messages": [
-                {
-                    "role": "user",
-                    "content": PROMPT.format(gold=gold.model_dump_json(), query=query, message=message),
-                }
-            ],
-        }
+        body = {"model": self.model, "temperature": 0, "messages": [{"role": "user", "content": content}]}
         try:
             async with httpx.AsyncClient(headers=headers, timeout=self.timeout_s) as http:
                 response = await http.post(f"{self.base_url}/chat/completions", json=body)

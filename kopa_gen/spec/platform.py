@@ -136,16 +136,30 @@ def openapi_errors(doc: JSON, digest: str) -> list[str]:
     return errors
 
 
-def tool_arguments(kopa: PlatformKopa, op: Operation) -> dict[str, JSON]:
-    """The arguments of the operation's tool with the JSON Schema each is checked against, as the generated tool
-    exposes them: the parameters minus the format switch; for a bulk file, its local filters plus paging."""
+def tool_params(kopa: PlatformKopa, op: Operation) -> tuple[Param, ...]:
+    """The arguments of the operation's tool as the generated tool exposes them: the parameters minus the format
+    switch; for a bulk file, its local filters plus paging."""
     if op.kopa.shape == "file":
-        args: dict[str, JSON] = {f.param: {"type": "string"} for f in op.kopa.local_filters}
-        args["page"] = {"type": "integer", "minimum": 1}
-        largest = op.kopa.file.max_page_size if op.kopa.file is not None else None
-        args["page_size"] = {"type": "integer", "minimum": 1, **({"maximum": largest} if largest else {})}
-        return args
-    return {p.name: p.schema for p in op.params if p.name != kopa.format.param}
+        spec = op.kopa.file
+        page_size = "페이지당 건수"
+        largest: JSON = {}
+        if spec is not None:
+            page_size += f" (기본 {spec.page_size}, 최대 {spec.max_page_size})"
+            largest = {"maximum": spec.max_page_size}
+        return (
+            *(
+                Param(f.param, False, {"type": "string"}, f.description or f.column)
+                for f in op.kopa.local_filters
+            ),
+            Param("page", False, {"type": "integer", "minimum": 1}, "페이지 번호 (기본 1)"),
+            Param("page_size", False, {"type": "integer", "minimum": 1, **largest}, page_size),
+        )
+    return tuple(p for p in op.params if p.name != kopa.format.param)
+
+
+def tool_arguments(kopa: PlatformKopa, op: Operation) -> dict[str, JSON]:
+    """The arguments of the operation's tool with the JSON Schema each is checked against (see `tool_params`)."""
+    return {p.name: p.schema for p in tool_params(kopa, op)}
 
 
 def _check_schema(schema: Any, loc: Loc, src: Source, out: Diagnostics) -> None:
