@@ -232,11 +232,33 @@ def cmd_edge_synth(args: argparse.Namespace) -> int:
     from kopa_gen.edge.dataset import SynthConfig
 
     project = _project(args)
+    resolver, resolver_options = "oracle", {}
+    if args.resolver_base_url:
+        if not args.resolver_model:
+            raise SystemExit("--resolver-base-url needs --resolver-model")
+        resolver = "openai"
+        resolver_options = {
+            "base_url": args.resolver_base_url,
+            "model": args.resolver_model,
+            "api_key_env": args.resolver_api_key_env,
+        }
+    verifier = None
+    if args.verifier_base_url:
+        if not args.verifier_model:
+            raise SystemExit("--verifier-base-url needs --verifier-model")
+        verifier = {
+            "base_url": args.verifier_base_url,
+            "model": args.verifier_model,
+            "api_key_env": args.verifier_api_key_env,
+        }
     config = SynthConfig(
         seed=args.seed,
         per_pattern=args.per_pattern,
         patterns=tuple(args.patterns),
         max_starts=args.max_starts,
+        resolver=resolver,
+        resolver_options=resolver_options,
+        verifier=verifier,
     )
     writer = None
     if args.writer_base_url:
@@ -244,6 +266,64 @@ def cmd_edge_synth(args: argparse.Namespace) -> int:
 
         writer = LLMWriter(args.writer_base_url, args.writer_model, args.writer_api_key_env)
     return asyncio.run(edge_synth(project, Path(args.graph), Path(args.out), config, writer))
+
+
+def _train_extra() -> None:
+    try:
+        import pyarrow  # noqa: F401
+        import verl  # noqa: F401
+    except ImportError as exc:
+        raise SystemExit(
+            f"training needs the train extra ({exc}): python3 -m pip install -e '.[train]'"
+        ) from exc
+
+
+def cmd_train_export(args: argparse.Namespace) -> int:
+    _train_extra()
+    from kopa_gen.train.agent_loop import write_agent_loop_config
+    from kopa_gen.train.export import ExportError, export, format_stats
+    from kopa_gen.train.tools import write_tool_config
+
+    project = _project(args)
+    name = args.name or "bench"
+    if args.task_dir:
+        project = project.with_task_set(Path(args.task_dir))
+        name = args.name or "edge"
+    out = Path(args.out)
+    try:
+        stats = export(
+            project,
+            name,
+            out,
+            args.val_fraction,
+            args.seed,
+            tasks=args.tasks,
+            group_by=args.group_by,
+            sft=not args.no_sft,
+        )
+    except ExportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    write_tool_config(project, sorted(p.id for p in project.platforms), out / "tools.yaml")
+    write_agent_loop_config(out / "agent_loops.yaml", str(project.root))
+    print(format_stats(stats))
+    print(
+        f"wrote {out}/: train/val.parquet, sft_train/sft_val.parquet, tools.yaml, agent_loops.yaml, export.json"
+    )
+    return 0
+
+
+def cmd_train_launch(args: argparse.Namespace) -> int:
+    _train_extra()
+    from kopa_gen.train.launch import LaunchError, grpo_overrides, launch, sft_overrides
+
+    build = grpo_overrides if args.kind == "grpo" else sft_overrides
+    try:
+        overrides = build(args.model, args.engine, Path(args.data_dir), args.overrides)
+    except LaunchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return launch(args.kind, overrides, dry_run=args.dry_run, out=Path(args.out) if args.out else None)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -370,7 +450,50 @@ def main(argv: list[str] | None = None) -> int:
     es.add_argument("--writer-base-url", help="OpenAI-compatible endpoint for the LLM query writer")
     es.add_argument("--writer-model")
     es.add_argument("--writer-api-key-env", default="OPENAI_API_KEY")
+    es.add_argument(
+        "--resolver-base-url",
+        help="OpenAI-compatible endpoint of the re-solve model (default: the oracle re-solves)",
+    )
+    es.add_argument("--resolver-model")
+    es.add_argument("--resolver-api-key-env", default="OPENAI_API_KEY")
+    es.add_argument(
+        "--verifier-base-url",
+        help="OpenAI-compatible judge that verifies a re-solver's different answer before it replaces the "
+        "stored one (without it nothing is replaced)",
+    )
+    es.add_argument("--verifier-model")
+    es.add_argument("--verifier-api-key-env", default="OPENAI_API_KEY")
     es.set_defaults(func=cmd_edge_synth)
+
+    tr = sub.add_parser("train", help="training with verl: export data, launch GRPO / SFT (extra: train)")
+    trs = tr.add_subparsers(dest="train_command", required=True)
+    te = trs.add_parser("export", help="RL + SFT parquet, tools.yaml and agent_loops.yaml for verl")
+    te.add_argument(
+        "--task-dir", help="a synthesized task set (what `kopa-gen edge synth` wrote); default: the benchmark"
+    )
+    te.add_argument("--name", help="task set name in data_source (default: bench, or the task dir's name)")
+    te.add_argument("--tasks", nargs="*", help="task id patterns (default: all)")
+    te.add_argument("--out", default="runs/train/data")
+    te.add_argument("--val-fraction", type=float, default=0.1)
+    te.add_argument("--seed", type=int, default=0)
+    te.add_argument(
+        "--group-by",
+        choices=["task", "root"],
+        help="split unit (default: task for the benchmark, root call for a synthesized set)",
+    )
+    te.add_argument("--no-sft", action="store_true", help="skip the SFT export of oracle trajectories")
+    te.set_defaults(func=cmd_train_export)
+    for kind in ("grpo", "sft"):
+        tk = trs.add_parser(kind, help=f"{kind.upper()} on one 8-GPU node: compose, validate and launch verl")
+        tk.add_argument("--model", default="qwen3.5-4b", help="preset: qwen3.5-4b or qwen3.5-9b")
+        tk.add_argument("--engine", default="fsdp", help="fsdp or megatron")
+        tk.add_argument("--data-dir", default="runs/train/data", help="what `kopa-gen train export` wrote")
+        tk.add_argument(
+            "--dry-run", action="store_true", help="compose + verl's validation, print, no launch"
+        )
+        tk.add_argument("--out", help="with --dry-run: write the resolved config here")
+        tk.add_argument("overrides", nargs="*", help="extra Hydra overrides (win over ours)")
+        tk.set_defaults(func=cmd_train_launch, kind=kind)
 
     d = sub.add_parser("demo", help="build, then run a cross-platform chain on the embedded sandbox")
     d.add_argument("--seed", type=int, default=None)

@@ -1,0 +1,80 @@
+"""What travels between the pieces of training with verl, in one place: the exported rows, the agent loop that
+plays them, the tool adapters and the reward function. verl-free, so the CPU tests and `kopa-gen train export`
+import it without the `train` extra.
+
+One RL row (parquet, verl's RLHFDataset) — every nested payload is a JSON string, never a nested struct, because
+Arrow unifies struct columns across rows and fills missing keys with None (../shared/reference/verl-0.9.md §1):
+
+    data_source     "kopa/<task set>", e.g. "kopa/bench" or "kopa/edge"
+    agent_name      AGENT_NAME (our ToolAgentLoop subclass, registered through the agent-loop YAML)
+    prompt          [{"role": "system", "content": system_prompt(task)}, {"role": "user", "content": task.query}]
+    ability         the task's domain
+    reward_model    {"style": "rule", "ground_truth": ground_truth(task, fixture)}
+    extra_info      {"index": int, "split": "train"|"val", "task_id": str,
+                     "tool_selection": [tool names the task exposes],
+                     "episode": episode_spec(task, fixture)}
+
+After the loop, AgentLoopOutput.extra_fields carries FINAL_MESSAGE, STATE_HASH, CALLS (JSON string of the
+session's CallRecords), TURNS (JSON string); verl merges extra_fields into the reward function's extra_info.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+from kopa_gen.runtime.session import CallRecord
+from kopa_gen.spec.task import Task
+
+AGENT_NAME = "kopa_tool_agent"
+
+# keys the agent loop writes into AgentLoopOutput.extra_fields (the reward function reads them from extra_info)
+FINAL_MESSAGE = "kopa_final_message"
+STATE_HASH = "kopa_state_hash"
+CALLS = "kopa_calls"
+TURNS = "kopa_turns"
+STOP_REASON = "kopa_stop_reason"
+
+
+def data_source(task_set: str) -> str:
+    return f"kopa/{task_set}"
+
+
+def ground_truth(task: Task, fixture: dict[str, Any]) -> str:
+    """The task and its gold fixture, as the reward function needs them to score exactly as `kopa-gen eval`."""
+    return json.dumps(
+        {"task": task.model_dump(mode="json", by_alias=True, exclude_none=True), "fixture": fixture},
+        ensure_ascii=False,
+        sort_keys=True,
+    )
+
+
+def load_ground_truth(text: str) -> tuple[Task, dict[str, Any]]:
+    data = json.loads(text)
+    fixture: dict[str, Any] = data["fixture"]
+    return Task.model_validate(data["task"]), fixture
+
+
+def episode_spec(task: Task, fixture: dict[str, Any], seed: int = 0) -> str:
+    """What the agent loop needs to open the task's Session exactly as `kopa-gen eval` does (run_episode):
+    platforms, call budget, exposed tools, sandbox seed."""
+    return json.dumps(
+        {
+            "task_id": task.id,
+            "platforms": fixture["platforms"],
+            "max_calls": task.max_calls,
+            "tools": task.tools,
+            "seed": seed,
+        },
+        ensure_ascii=False,
+        sort_keys=True,
+    )
+
+
+def calls_json(calls: list[CallRecord]) -> str:
+    return json.dumps([asdict(c) for c in calls], ensure_ascii=False)
+
+
+def calls_from_json(text: str) -> list[CallRecord]:
+    return [CallRecord(**c) for c in json.loads(text)]

@@ -1,0 +1,188 @@
+"""Our MCP tools as verl `BaseTool`s: one adapter class, one instance per tool, built from the tool's MCP
+description in generated/servers/<platform>/tools.json. Needs the `train` extra (verl).
+
+verl drives a `BaseTool` per call (`create` → `execute` → `release`, ../shared/reference/verl-0.9.md §2.3), so the
+instance id says nothing about the trajectory. The trajectory's Session is found through `agent_data.request_id`
+in `SESSIONS`, which our agent loop (kopa_gen.train.agent_loop) fills when the trajectory starts and empties when
+it ends. `execute` never raises: unknown tools, bad arguments, a used-up budget and API errors are the session's
+tool errors and go back to the model as the tool message, exactly as in `kopa-gen eval`.
+
+Schema fidelity: verl's own schema models keep only type/description/enum of each parameter and reject
+parameters without a `type` (anyOf). The adapter keeps the FULL JSON schema the policies see in `kopa-gen eval`
+(`openai_tools`) through pydantic subclasses with extra="allow"; the tool YAML carries that schema in `config`
+because verl validates `tool_schema` with its lossy model before the adapter sees it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ConfigDict, Field, ValidationError
+from verl.tools.base_tool import BaseTool
+from verl.tools.schemas import (
+    OpenAIFunctionParametersSchema,
+    OpenAIFunctionPropertySchema,
+    OpenAIFunctionSchema,
+    OpenAIFunctionToolSchema,
+    ToolResponse,
+)
+
+from kopa_gen.policies.openai import openai_tools
+from kopa_gen.project import Project
+from kopa_gen.runtime.session import Session, frozen_tools
+
+# request id (one per trajectory, see AgentData.request_id) -> the trajectory's Session
+SESSIONS: dict[str, Session] = {}
+
+ADAPTER = f"{__name__}.KopaTool"
+
+
+class FullPropertySchema(OpenAIFunctionPropertySchema):  # type: ignore[misc]  # verl is untyped
+    """A parameter schema that keeps every JSON-schema keyword (items, properties, anyOf, minimum ...)."""
+
+    model_config = ConfigDict(extra="allow")
+    type: str | list[str] | None = None  # anyOf / oneOf parameters have none
+
+
+class FullParametersSchema(OpenAIFunctionParametersSchema):  # type: ignore[misc]  # verl is untyped
+    model_config = ConfigDict(extra="allow")
+    properties: dict[str, FullPropertySchema] = Field(default_factory=dict)
+
+
+class FullFunctionSchema(OpenAIFunctionSchema):  # type: ignore[misc]  # verl is untyped
+    model_config = ConfigDict(extra="allow")
+    description: str = ""
+    parameters: FullParametersSchema = Field(default_factory=lambda: FullParametersSchema(type="object"))
+
+
+class FullToolSchema(OpenAIFunctionToolSchema):  # type: ignore[misc]  # verl is untyped
+    """`isinstance(..., OpenAIFunctionToolSchema)` still holds; `model_dump(exclude_unset=True,
+    exclude_none=True)` (what verl shows the model) gives back the schema it was built from."""
+
+    model_config = ConfigDict(extra="allow")
+    function: FullFunctionSchema
+
+
+def register_session(request_id: str, session: Session) -> None:
+    if request_id in SESSIONS:
+        raise KeyError(f"a session is already registered for request {request_id!r}")
+    SESSIONS[request_id] = session
+
+
+def unregister_session(request_id: str) -> Session | None:
+    return SESSIONS.pop(request_id, None)
+
+
+def full_schema(openai_tool: dict[str, Any]) -> FullToolSchema:
+    schema: FullToolSchema = FullToolSchema.model_validate(openai_tool)
+    return schema
+
+
+class KopaTool(BaseTool):  # type: ignore[misc]  # verl is untyped
+    """One MCP tool of one platform. `config`: {"type": "native", "platform": pid, "schema": <OpenAI tool>}; the
+    schema in `config` wins over `tool_schema` (which verl has already stripped to its lossy model)."""
+
+    def __init__(self, config: dict[str, Any], tool_schema: OpenAIFunctionToolSchema | None) -> None:
+        raw = config.get("schema")
+        if raw is not None:
+            schema: OpenAIFunctionToolSchema = full_schema(raw)
+        elif tool_schema is not None:
+            schema = full_schema(tool_schema.model_dump(exclude_unset=True, exclude_none=True))
+        else:
+            raise ValueError("KopaTool needs config.schema or tool_schema")
+        # BaseTool.__init__ prints the whole schema for every tool; set the attributes it would set instead.
+        self.config = config
+        self.tool_schema = schema
+        self.name: str = schema.function.name
+        self.platform: str | None = config.get("platform")
+
+    def get_openai_tool_schema(self) -> OpenAIFunctionToolSchema:
+        return self.tool_schema
+
+    async def execute(
+        self, instance_id: str, parameters: Any, **kwargs: Any
+    ) -> tuple[ToolResponse, float, dict[str, Any]]:
+        agent_data = kwargs.get("agent_data")
+        request_id = getattr(agent_data, "request_id", None)
+        session = SESSIONS.get(request_id) if isinstance(request_id, str) else None
+        if session is None:
+            text = (
+                f"tool {self.name!r} has no session for this trajectory (request id {request_id!r}); "
+                f"run it through the {__package__}.agent_loop agent loop"
+            )
+            return ToolResponse(text=text), 0.0, {"kopa_error": "no_session"}
+        outcome = await session.call(self.name, parameters)
+        metrics: dict[str, Any] = {"kopa_error": outcome.error_code} if outcome.is_error else {}
+        return ToolResponse(text=outcome.text), 0.0, metrics
+
+
+def mcp_tools(project: Project, platforms: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
+    """(platform, MCP tool) for every tool of `platforms`, as frozen in tools.json (what Session.tools() serves)."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for pid in platforms:
+        path = project.root / "generated" / "servers" / pid / "tools.json"
+        if not path.exists():
+            raise KeyError(f"no {path}; run `kopa-gen build` for platform {pid!r}")
+        out.extend((pid, tool) for tool in frozen_tools(path))
+    return out
+
+
+def verl_lossy_ok(openai_tool: dict[str, Any]) -> bool:
+    """Whether verl's own schema model accepts the schema (it rejects parameters without a `type`)."""
+    try:
+        OpenAIFunctionToolSchema.model_validate(openai_tool)
+    except ValidationError:
+        return False
+    return True
+
+
+def tool_config(project: Project, platforms: Sequence[str]) -> dict[str, Any]:
+    """verl's tool-config document (`actor_rollout_ref.rollout.multi_turn.tool_config_path`) for `platforms`.
+
+    `tool_schema` is the full schema where verl's lossy model accepts it and a stub otherwise (verl validates it
+    before the adapter runs); the adapter builds its schema from `config.schema` either way."""
+    entries: list[dict[str, Any]] = []
+    for pid, tool in mcp_tools(project, platforms):
+        schema = openai_tools([tool])[0]
+        listed = (
+            schema
+            if verl_lossy_ok(schema)
+            else {
+                "type": "function",
+                "function": {
+                    "name": tool["name"],
+                    "description": tool.get("description", ""),
+                    "parameters": {"type": "object", "properties": {}},
+                },
+            }
+        )
+        entries.append(
+            {
+                "class_name": ADAPTER,
+                "config": {"type": "native", "platform": pid, "schema": schema},
+                "tool_schema": listed,
+            }
+        )
+    return {"tools": entries}
+
+
+def _escape_interpolation(value: Any) -> Any:
+    """verl reads the file with OmegaConf and resolves it: a literal `${` must be written `\\${`."""
+    if isinstance(value, str):
+        return value.replace("${", "\\${")
+    if isinstance(value, dict):
+        return {k: _escape_interpolation(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_escape_interpolation(v) for v in value]
+    return value
+
+
+def write_tool_config(project: Project, platforms: Sequence[str], path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = _escape_interpolation(tool_config(project, platforms))
+    text = yaml.safe_dump(document, allow_unicode=True, sort_keys=False, width=120)
+    path.write_text(text, encoding="utf-8")
+    return path

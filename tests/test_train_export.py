@@ -1,0 +1,274 @@
+"""`kopa-gen train export`: the RL rows load through verl's own RLHFDataset exactly as written (no None-filled
+keys), the ground truth gives back the task, the SFT rows load through JsonMultiTurnSFTDataset with the oracle's
+tool-call arguments intact, the split keeps every group on one side, and the files are reproducible."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kopa_gen.evaluate.runner import load_fixture
+from kopa_gen.project import Project
+from kopa_gen.runtime.session import Session
+from kopa_gen.spec.task import Task
+from kopa_gen.train.contract import AGENT_NAME, load_ground_truth
+from kopa_gen.train.export import ExportError, export, group_key, split_groups
+
+pq = pytest.importorskip("pyarrow.parquet")
+
+# edu-001/007/011 share their root call, as do edu-004/008 and dis-003/fin-004: the root split keeps them together
+TASKS = ["dis-001", "dis-003", "edu-001", "edu-004", "edu-007", "edu-008", "edu-011", "fin-004"]
+FILES = ["train.parquet", "val.parquet", "sft_train.parquet", "sft_val.parquet"]
+
+SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>"]
+# a hermes-like template (tools in the system turn, tool calls as JSON, tool results as user turns)
+TEMPLATE = (
+    "{%- if tools %}<|im_start|>system\n{% if messages[0].role == 'system' %}{{ messages[0].content }}\n\n{% endif %}"
+    "# Tools\n<tools>{% for t in tools %}\n{{ t | tojson }}{% endfor %}\n</tools><|im_end|>\n"
+    "{%- elif messages[0].role == 'system' %}<|im_start|>system\n{{ messages[0].content }}<|im_end|>\n{%- endif %}"
+    "{%- for m in messages %}"
+    "{%- if m.role == 'user' %}<|im_start|>user\n{{ m.content }}<|im_end|>\n"
+    "{%- elif m.role == 'assistant' %}<|im_start|>assistant\n{{ m.content }}"
+    "{%- if m.tool_calls %}{% for tc in m.tool_calls %}\n<tool_call>\n"
+    '{"name": "{{ tc.function.name }}", "arguments": {{ tc.function.arguments | tojson }}}\n</tool_call>'
+    "{% endfor %}{% endif %}<|im_end|>\n"
+    "{%- elif m.role == 'tool' %}<|im_start|>user\n<tool_response>\n{{ m.content }}\n</tool_response><|im_end|>\n"
+    "{%- endif %}{%- endfor %}"
+    "{%- if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A tiny byte-level BPE tokenizer with a chat template, built offline."""
+    pytest.importorskip("verl")
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import AutoTokenizer, PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    corpus = ['system user assistant tool name arguments {"a": 1} <tools> </tools> 정답 # Tools'] * 20
+    trainer = trainers.BpeTrainer(
+        vocab_size=400, special_tokens=SPECIALS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    tok.train_from_iterator(corpus, trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        additional_special_tokens=SPECIALS[3:],
+    )
+    fast.chat_template = TEMPLATE
+    path = tmp_path_factory.mktemp("tok")
+    fast.save_pretrained(path)
+    return AutoTokenizer.from_pretrained(path)
+
+
+@pytest.fixture(scope="module")
+def exported(project: Project, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("export")
+    stats = export(project, "bench", out, val_fraction=0.3, seed=0, tasks=TASKS, group_by="root")
+    return out, stats
+
+
+def rows(path: Path) -> list[dict[str, Any]]:
+    result: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+    return result
+
+
+def nones(value: Any, where: str = "") -> list[str]:
+    """Where `value` holds a None, at any depth."""
+    if value is None:
+        return [where or "."]
+    if isinstance(value, dict):
+        return [n for k, v in value.items() for n in nones(v, f"{where}.{k}")]
+    if isinstance(value, list | tuple):
+        return [n for i, v in enumerate(value) for n in nones(v, f"{where}[{i}]")]
+    return []
+
+
+def task_of(project: Project, task_id: str) -> Task:
+    return next(t for _, t in project.tasks if t.id == task_id)
+
+
+async def session_tool_names(project: Project, task: Task, fixture: dict[str, Any]) -> list[str]:
+    async with Session.open(project, fixture["platforms"], max_calls=task.max_calls, tools=task.tools) as s:
+        return [t["name"] for t in s.tools()]
+
+
+def test_stats(exported: tuple[Path, dict[str, Any]]) -> None:
+    out, stats = exported
+    assert stats["tasks"] == len(TASKS) and stats["group_by"] == "root"
+    # 8 tasks in 4 root groups
+    assert stats["groups"]["total"] == 4 and stats["groups"]["train"] + stats["groups"]["val"] == 4
+    assert stats["rows"]["train"] + stats["rows"]["val"] == len(TASKS)
+    assert stats["rows"]["val"] >= round(0.3 * len(TASKS))
+    assert stats["rows"]["sft_train"] + stats["rows"]["sft_val"] == len(TASKS)
+    assert stats["sft_skipped"] == []
+    assert set(stats["bytes"]) == set(FILES)
+    assert all(n == (out / f).stat().st_size for f, n in stats["bytes"].items())
+    assert json.loads((out / "export.json").read_text(encoding="utf-8")) == stats
+
+
+def test_split_keeps_groups_together(project: Project, exported: tuple[Path, dict[str, Any]]) -> None:
+    out, stats = exported
+    side: dict[str, str] = {}
+    for split in ("train", "val"):
+        for row in rows(out / f"{split}.parquet"):
+            assert row["extra_info"]["split"] == split
+            side[row["extra_info"]["task_id"]] = split
+        for row in rows(out / f"sft_{split}.parquet"):
+            assert side[row["task_id"]] == split  # SFT follows the RL split
+    assert sorted(side) == sorted(TASKS)
+    groups: dict[str, set[str]] = {}
+    for tid in TASKS:
+        key = group_key(task_of(project, tid), "root")
+        assert stats["split"][tid] == {"split": side[tid], "group": key}
+        groups.setdefault(key, set()).add(side[tid])
+    assert all(len(sides) == 1 for sides in groups.values())
+    assert side["edu-001"] == side["edu-007"] == side["edu-011"]
+    assert side["dis-003"] == side["fin-004"]
+
+
+def test_split_groups() -> None:
+    sizes = {f"g{i}": 1 + i % 3 for i in range(40)}
+    side = split_groups(sizes, 0.2, seed=3)
+    assert side == split_groups(dict(reversed(sizes.items())), 0.2, seed=3)  # order-free, seeded
+    val = sum(sizes[g] for g, s in side.items() if s == "val")
+    assert round(0.2 * sum(sizes.values())) <= val <= round(0.2 * sum(sizes.values())) + 2
+    assert side != split_groups(sizes, 0.2, seed=4)
+    assert set(split_groups(sizes, 0.0, seed=3).values()) == {"train"}
+    assert split_groups({"only": 5}, 0.5, seed=0) == {"only": "train"}  # never every group in val
+    with pytest.raises(ExportError, match="val_fraction"):
+        split_groups(sizes, 1.0, seed=0)
+
+
+def test_rl_rows_roundtrip_through_rlhf_dataset(
+    project: Project, exported: tuple[Path, dict[str, Any]], tokenizer: Any, tmp_path: Path
+) -> None:
+    from omegaconf import OmegaConf
+    from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
+
+    out, _ = exported
+    config = OmegaConf.create(
+        {
+            "max_prompt_length": 100_000,
+            "filter_overlong_prompts": True,
+            "filter_overlong_prompts_workers": 1,
+            "cache_dir": str(tmp_path / "cache"),
+        }
+    )
+    seen: set[int] = set()
+    for split in ("train", "val"):
+        written = rows(out / f"{split}.parquet")
+        ds = RLHFDataset(str(out / f"{split}.parquet"), tokenizer, config)
+        assert len(ds) == len(written) > 0  # nothing filtered as unreadable
+        for i in range(len(ds)):
+            item = ds[i]
+            assert set(written[i]) == {
+                "data_source",
+                "agent_name",
+                "prompt",
+                "ability",
+                "reward_model",
+                "extra_info",
+            }
+            for key in written[i]:
+                assert item[key] == written[i][key]
+            assert nones({k: item[k] for k in written[i]}) == []
+            assert item["tools_kwargs"] == {} and item["interaction_kwargs"] == {}
+            info = item["extra_info"]
+            assert set(info) == {"index", "split", "task_id", "tool_selection", "episode"}
+            assert item["index"] == info["index"] and info["index"] not in seen
+            seen.add(info["index"])
+            assert item["agent_name"] == AGENT_NAME and item["data_source"] == "kopa/bench"
+            task = task_of(project, info["task_id"])
+            fixture = load_fixture(project, task)
+            assert item["ability"] == task.domain.value
+            assert item["raw_prompt"] == [
+                {"role": "system", "content": item["prompt"][0]["content"]},
+                {"role": "user", "content": task.query},
+            ]
+            assert task.system.today.isoformat() in item["prompt"][0]["content"]
+            assert item["reward_model"]["style"] == "rule"
+            assert load_ground_truth(item["reward_model"]["ground_truth"]) == (task, fixture)
+            assert info["tool_selection"] == asyncio.run(session_tool_names(project, task, fixture))
+            episode = json.loads(info["episode"])
+            assert episode["task_id"] == task.id and episode["platforms"] == fixture["platforms"]
+        batch = collate_fn([ds[i] for i in range(len(ds))])
+        assert len(batch["extra_info"]) == len(ds)
+    assert seen == set(range(len(TASKS)))
+
+
+def test_sft_rows_load_with_oracle_arguments(
+    project: Project, exported: tuple[Path, dict[str, Any]], tokenizer: Any
+) -> None:
+    from kopa_gen.train.sft_dataset import JsonMultiTurnSFTDataset
+
+    out, _ = exported
+    tool_selection = {
+        r["extra_info"]["task_id"]: r["extra_info"]["tool_selection"]
+        for split in ("train", "val")
+        for r in rows(out / f"{split}.parquet")
+    }
+    config = {
+        "max_length": 200_000,
+        "pad_mode": "no_padding",
+        "truncation": "error",
+        "messages_key": "messages",
+        "tools_key": "tools",
+        "ignore_input_ids_mismatch": False,  # per-turn templating must equal the whole conversation's
+    }
+    for split in ("train", "val"):
+        written = rows(out / f"sft_{split}.parquet")
+        ds = JsonMultiTurnSFTDataset(
+            parquet_files=str(out / f"sft_{split}.parquet"), tokenizer=tokenizer, config=config
+        )
+        assert len(ds) == len(written) > 0
+        for i, row in enumerate(written):
+            assert isinstance(row["messages"], str) and isinstance(row["tools"], str)
+            task = task_of(project, row["task_id"])
+            fixture = load_fixture(project, task)
+            messages = ds._build_messages(ds.dataframe.iloc[i].to_dict())
+            assert messages == json.loads(row["messages"])
+            assert [m["role"] for m in messages[:2]] == ["system", "user"]
+            final = messages[-1]
+            assert final["role"] == "assistant" and final["content"] and "tool_calls" not in final
+            assert task.answer is None or final["content"].startswith("정답")
+            sent = [c["function"] for m in messages for c in m.get("tool_calls", [])]
+            gold = [(c["tool"], c["args"]) for step in fixture["steps"] for c in step]
+            assert [(f["name"], f["arguments"]) for f in sent] == gold  # the oracle's calls, no null keys
+            assert nones(messages) == []
+            assert ds.tools is not None
+            tools = ds.tools[i]
+            assert [t["function"]["name"] for t in tools] == tool_selection[task.id]
+            assert all(t["type"] == "function" and "properties" in t["function"]["parameters"] for t in tools)
+            item = ds[i]
+            trained = tokenizer.decode(item["input_ids"][item["loss_mask"] == 1])
+            assert messages[-1]["content"] in trained and "<tool_call>" in trained
+            assert task.query not in trained  # only assistant turns carry loss
+
+
+def test_same_seed_same_files(
+    project: Project, exported: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    out, stats = exported
+    again = export(project, "bench", tmp_path, val_fraction=0.3, seed=0, tasks=TASKS, group_by="root")
+    for name in FILES:
+        assert (tmp_path / name).read_bytes() == (out / name).read_bytes(), name
+    assert again["split"] == stats["split"]
+
+
+def test_missing_fixture_names_the_task(project: Project, tmp_path: Path) -> None:
+    bench = dataclasses.replace(project, root=tmp_path)
+    with pytest.raises(ExportError, match=r"dis-001.*kopa-gen build"):
+        export(bench, "bench", tmp_path / "out", tasks=["dis-001"])
+    synthesized = dataclasses.replace(project, fixtures=tmp_path / "fixtures")
+    with pytest.raises(ExportError, match=r"dis-001.*kopa-gen edge synth"):
+        export(synthesized, "edge", tmp_path / "out", tasks=["dis-001"])

@@ -1,0 +1,345 @@
+"""Our agent loop inside verl's real ToolAgentLoop machinery, on CPU: built the way AgentLoopWorker builds it
+(hydra instantiate of our agent-loop YAML entry, tools from our tool-config YAML through verl's loader), with a
+scripted token generator in place of the model and an offline tokenizer, against the sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.resources
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("verl")
+
+import hydra.utils
+from omegaconf import DictConfig, OmegaConf, open_dict
+from verl.experimental.agent_loop.agent_loop import AgentLoopOutput, DictConfigWrap, ToolListWrap
+from verl.experimental.agent_loop.tool_parser import FunctionCall
+from verl.tools.tool_registry import load_all_tools
+from verl.utils.dataset.rl_dataset import RLHFDataset
+from verl.workers.rollout.replica import TokenOutput
+
+from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_episode
+from kopa_gen.policies.base import system_prompt
+from kopa_gen.policies.openai import openai_tools
+from kopa_gen.project import Project
+from kopa_gen.runtime.session import Session
+from kopa_gen.spec.task import Task
+from kopa_gen.train import contract
+from kopa_gen.train import tools as kopa_tools
+from kopa_gen.train.agent_loop import KopaToolAgentLoop, write_agent_loop_config
+from kopa_gen.train.reward import compute_score
+from kopa_gen.world.build import BuiltWorld
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>"]
+TEMPLATE = (
+    "{%- if tools %}<|im_start|>system\n{% if messages[0].role == 'system' %}{{ messages[0].content }}\n\n"
+    "{% endif %}# Tools\n<tools>{% for t in tools %}\n{{ t | tojson }}{% endfor %}\n</tools><|im_end|>\n"
+    "{%- elif messages[0].role == 'system' %}<|im_start|>system\n{{ messages[0].content }}<|im_end|>\n{%- endif %}"
+    "{%- for m in messages %}"
+    "{%- if m.role == 'user' %}<|im_start|>user\n{{ m.content }}<|im_end|>\n"
+    "{%- elif m.role == 'assistant' %}<|im_start|>assistant\n{{ m.content }}"
+    '{%- if m.tool_calls %}{% for tc in m.tool_calls %}\n<tool_call>\n{"name": "{{ tc.function.name }}", '
+    '"arguments": {% if tc.function.arguments is string %}{{ tc.function.arguments }}{% else %}'
+    "{{ tc.function.arguments | tojson }}{% endif %}}\n</tool_call>{% endfor %}{% endif %}<|im_end|>\n"
+    "{%- elif m.role == 'tool' %}<|im_start|>user\n<tool_response>\n{{ m.content }}\n</tool_response><|im_end|>\n"
+    "{%- endif %}{%- endfor %}"
+    "{%- if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def build_tokenizer(folder: Path) -> Any:
+    """A tiny byte-level BPE tokenizer with a hermes-style chat template, trained here (no download)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    corpus = ['system user assistant tool name arguments {"a": 1} <tools> </tools> # Tools 정답'] * 20
+    trainer = trainers.BpeTrainer(
+        vocab_size=400, special_tokens=SPECIALS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    tok.train_from_iterator(corpus, trainer)
+    hf = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call,unused-ignore]
+        tokenizer_object=tok,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        additional_special_tokens=SPECIALS[3:],
+    )
+    hf.chat_template = TEMPLATE
+    hf.save_pretrained(str(folder))
+    return hf
+
+
+class ScriptedServer:
+    """Stands in for verl's LLM server manager: each generate call returns the next scripted assistant text."""
+
+    def __init__(self, tok: Any, script: list[str]) -> None:
+        self.tok = tok
+        self.script = list(script)
+        self.prompts: list[list[int]] = []
+
+    async def generate(
+        self, request_id: str, prompt_ids: list[int], sampling_params: Any, **_: Any
+    ) -> TokenOutput:
+        self.prompts.append(list(prompt_ids))
+        if not self.script:
+            raise RuntimeError("the script is over")
+        ids = self.tok.encode(self.script.pop(0), add_special_tokens=False)
+        return TokenOutput(token_ids=ids, log_probs=[-0.1] * len(ids), stop_reason="completed")
+
+
+def tool_calls(calls: list[tuple[str, Any]]) -> str:
+    return "".join(
+        f"<tool_call>\n{json.dumps({'name': n, 'arguments': a}, ensure_ascii=False)}\n</tool_call>"
+        for n, a in calls
+    )
+
+
+class Rig:
+    """One test's verl setup: config, tokenizer, tools (from our YAML) and the agent-loop entry (from our YAML)."""
+
+    def __init__(self, project: Project, folder: Path, platforms: list[str]) -> None:
+        self.tok = build_tokenizer(folder / "tok")
+        cfg = OmegaConf.load(
+            str(importlib.resources.files("verl") / "trainer/config/_generated_ppo_trainer.yaml")
+        )
+        tool_yaml = kopa_tools.write_tool_config(project, platforms, folder / "tools.yaml")
+        loop_yaml = write_agent_loop_config(folder / "agent_loops.yaml", project_root=str(project.root))
+        with open_dict(cfg):
+            r = cfg.actor_rollout_ref.rollout
+            r.name = "vllm"
+            r.prompt_length = 400_000
+            r.response_length = 400_000
+            r.multi_turn.enable = True
+            r.multi_turn.max_assistant_turns = 12
+            r.multi_turn.max_parallel_calls = 8
+            r.multi_turn.max_tool_response_length = 1_000_000
+            r.multi_turn.tool_config_path = str(tool_yaml)
+            r.multi_turn.format = "hermes"
+            r.agent.agent_loop_config_path = str(loop_yaml)
+        self.cfg: DictConfig = cfg
+        self.tools = load_all_tools(str(tool_yaml), None)  # as AgentLoopWorker loads them
+        entries = {e.name: e for e in OmegaConf.load(str(loop_yaml))}
+        self.entry = entries[contract.AGENT_NAME]
+
+    def loop(self, server: ScriptedServer) -> KopaToolAgentLoop:
+        loop = hydra.utils.instantiate(
+            config=self.entry,
+            trainer_config=DictConfigWrap(config=self.cfg),
+            server_manager=server,
+            tokenizer=self.tok,
+            processor=None,
+            hf_model_type=None,
+            dataset_cls=RLHFDataset,
+            data_config=DictConfigWrap(self.cfg.data),
+            tools=ToolListWrap(self.tools),
+        )
+        assert isinstance(loop, KopaToolAgentLoop)
+        return loop
+
+    def play(
+        self, server: ScriptedServer, kwargs: dict[str, Any]
+    ) -> tuple[KopaToolAgentLoop, AgentLoopOutput]:
+        """Build the loop inside the running event loop (verl binds it at construction) and run one row."""
+
+        async def main() -> tuple[KopaToolAgentLoop, AgentLoopOutput]:
+            loop = self.loop(server)
+            self.last = loop
+            return loop, await loop.run({"temperature": 1.0}, **kwargs)
+
+        return asyncio.run(main())
+
+
+def row_kwargs(task: Task, fixture: dict[str, Any], tool_names: list[str]) -> dict[str, Any]:
+    """The keyword arguments AgentLoopWorker passes for one contract row."""
+    return {
+        "raw_prompt": [
+            {"role": "system", "content": system_prompt(task)},
+            {"role": "user", "content": task.query},
+        ],
+        "tools_kwargs": {},
+        "extra_info": {
+            "index": 0,
+            "split": "val",
+            "task_id": task.id,
+            "tool_selection": tool_names,
+            "episode": contract.episode_spec(task, fixture, seed=0),
+        },
+    }
+
+
+def task_named(project: Project, pick: Callable[[Task], bool]) -> tuple[Task, dict[str, Any]]:
+    task = next(t for _, t in project.tasks if pick(t))
+    return task, load_fixture(project, task)
+
+
+@pytest.fixture
+def closes(monkeypatch: pytest.MonkeyPatch) -> list[Session]:
+    closed: list[Session] = []
+    original = Session.close
+
+    async def spy(self: Session) -> None:
+        closed.append(self)
+        await original(self)
+
+    monkeypatch.setattr(Session, "close", spy)
+    return closed
+
+
+def oracle_record(project: Project, task: Task, fixture: dict[str, Any], tmp: Path) -> dict[str, Any]:
+    return asyncio.run(run_episode(project, EvalConfig(policy="oracle", out=tmp), task, fixture, 0, 0))
+
+
+@pytest.mark.parametrize(
+    "pick",
+    [
+        pytest.param(
+            lambda t: {"RESPONSE", "ENVIRONMENT"} <= set(t.reward) and len(t.gold) >= 3, id="answer+state"
+        ),
+        pytest.param(lambda t: any(len(s.calls) > 1 for s in t.gold), id="parallel-calls"),
+    ],
+)
+def test_oracle_script_through_verl_scores_one(
+    project: Project, world: BuiltWorld, tmp_path: Path, closes: list[Session], pick: Callable[[Task], bool]
+) -> None:
+    task, fixture = task_named(project, pick)
+    record = oracle_record(project, task, fixture, tmp_path)
+    assert record["reward"] is True
+    script = [
+        tool_calls([(record["calls"][i]["tool"], record["calls"][i]["arguments"]) for i in turn])
+        + "<|im_end|>"
+        for turn in record["turns"]
+    ] + [record["final_message"] + "<|im_end|>"]
+    rig = Rig(project, tmp_path, fixture["platforms"])
+    names = [tool["name"] for _, tool in kopa_tools.mcp_tools(project, fixture["platforms"])]
+    server = ScriptedServer(rig.tok, script)
+    loop, out = rig.play(server, row_kwargs(task, fixture, names))
+
+    extra = out.extra_fields
+    assert extra[contract.FINAL_MESSAGE] == record["final_message"]
+    assert extra[contract.STATE_HASH] == record["state_hash"]
+    calls = contract.calls_from_json(extra[contract.CALLS])
+    assert [(c.tool, c.arguments, c.text) for c in calls] == [
+        (c["tool"], c["arguments"], c["text"]) for c in record["calls"]
+    ]
+    assert json.loads(extra[contract.TURNS]) == record["turns"]
+    assert extra[contract.STOP_REASON] == "answered"
+    # the tool messages are the sandbox's answers, in full
+    assert loop.agent_data is not None
+    tool_msgs = [m["content"] for m in loop.agent_data.messages if m["role"] == "tool"]
+    assert tool_msgs == [c["text"] for c in record["calls"]]
+    assert any(not c.is_error and c.structured for c in calls)
+    # the model saw the full tool schemas (nested keywords verl's own model would drop)
+    prompt = rig.tok.decode(server.prompts[0])
+    assert '"additionalProperties": false' in prompt
+    # the session is closed and unregistered
+    assert kopa_tools.SESSIONS == {} and loop.session is None and len(closes) >= 1
+    # the reward over the loop's output is the eval reward
+    info = {**row_kwargs(task, fixture, names)["extra_info"], **extra}
+    got = compute_score(contract.data_source("bench"), "", contract.ground_truth(task, fixture), info)
+    assert got["score"] == 1.0
+    assert got["action"] == record["action"]["action"]
+
+
+def test_malformed_calls_come_back_as_tool_messages(
+    project: Project, world: BuiltWorld, tmp_path: Path, closes: list[Session]
+) -> None:
+    task, fixture = task_named(project, lambda t: "RESPONSE" in t.reward and t.answer is not None)
+    rig = Rig(project, tmp_path, fixture["platforms"])
+    real = rig.tools[0].name
+    script = [
+        tool_calls([("no_such_tool", {}), (real, "not a json object")]) + "<|im_end|>",
+        "<tool_call>\n{not json at all\n</tool_call><|im_end|>",  # the parser drops it: a plain answer
+    ]
+    loop, out = rig.play(
+        ScriptedServer(rig.tok, script), row_kwargs(task, fixture, [t.name for t in rig.tools])
+    )
+    assert loop.agent_data is not None
+    tool_msgs = [m["content"] for m in loop.agent_data.messages if m["role"] == "tool"]
+    assert len(tool_msgs) == 2
+    assert "unknown tool 'no_such_tool'" in tool_msgs[0]
+    assert real in tool_msgs[1] and "JSON object" in tool_msgs[1]
+    calls = contract.calls_from_json(out.extra_fields[contract.CALLS])
+    assert [(c.tool, c.error_code) for c in calls] == [
+        ("no_such_tool", "unknown_tool"),
+        (real, "bad_arguments"),
+    ]
+    assert json.loads(out.extra_fields[contract.TURNS]) == [[0, 1]]
+    assert out.extra_fields[contract.STOP_REASON] == "answered"
+    assert kopa_tools.SESSIONS == {} and len(closes) == 1
+    got = compute_score("kopa/bench", "", contract.ground_truth(task, fixture), dict(out.extra_fields))
+    assert got["score"] == 0.0
+
+
+def test_arguments_that_are_not_json_reach_the_session(
+    project: Project, world: BuiltWorld, tmp_path: Path, closes: list[Session]
+) -> None:
+    """verl answers non-JSON arguments itself; ours go to the session, logged and counted as in eval."""
+    task, fixture = task_named(project, lambda t: True)
+    rig = Rig(project, tmp_path, fixture["platforms"])
+    real = rig.tools[0].name
+
+    class Direct(KopaToolAgentLoop):
+        async def _handle_generating_state(
+            self, agent_data: Any, sampling_params: Any, ignore_termination: bool = False
+        ) -> Any:
+            if agent_data.assistant_turns == 0:
+                response = await self._call_tool(FunctionCall(name=real, arguments="{broken"), {}, agent_data)
+                self.direct = response[0].text
+            return await super()._handle_generating_state(agent_data, sampling_params, ignore_termination)
+
+    rig.entry = OmegaConf.create({"name": contract.AGENT_NAME, "_target_": f"{__name__}.Direct"})
+    globals()["Direct"] = Direct
+    loop, out = rig.play(
+        ScriptedServer(rig.tok, ["정답: 모름<|im_end|>"]),
+        row_kwargs(task, fixture, [t.name for t in rig.tools]),
+    )
+    assert "JSON object" in loop.direct  # type: ignore[attr-defined,unused-ignore]
+    calls = contract.calls_from_json(out.extra_fields[contract.CALLS])
+    assert [(c.tool, c.arguments, c.error_code) for c in calls] == [(real, "{broken", "bad_arguments")]
+    assert out.extra_fields[contract.FINAL_MESSAGE] == "정답: 모름"
+
+
+def test_budget_ends_the_trajectory_and_errors_still_close_the_session(
+    project: Project, world: BuiltWorld, tmp_path: Path, closes: list[Session]
+) -> None:
+    task, fixture = task_named(project, lambda t: t.max_calls is not None)
+    assert task.max_calls is not None
+    rig = Rig(project, tmp_path, fixture["platforms"])
+    real = rig.tools[0].name
+    script = ["생각 중" + tool_calls([(real, {})] * task.max_calls) + "<|im_end|>", "never reached<|im_end|>"]
+    kwargs = row_kwargs(task, fixture, [t.name for t in rig.tools])
+    _, out = rig.play(ScriptedServer(rig.tok, script), kwargs)
+    assert out.extra_fields[contract.STOP_REASON] == "budget"
+    assert out.extra_fields[contract.FINAL_MESSAGE] == "생각 중"  # the last assistant text, as eval keeps it
+    assert len(json.loads(out.extra_fields[contract.CALLS])) == task.max_calls
+
+    # the generator fails mid-trajectory: the error propagates, the session is closed and unregistered
+    with pytest.raises(RuntimeError, match="script is over"):
+        rig.play(ScriptedServer(rig.tok, [tool_calls([(real, {})]) + "<|im_end|>"]), kwargs)
+    assert kopa_tools.SESSIONS == {} and rig.last.session is None and len(closes) == 2
+
+
+def test_tool_without_a_session_answers_with_an_error(project: Project, tmp_path: Path) -> None:
+    tool_yaml = kopa_tools.write_tool_config(project, ["workspace"], tmp_path / "tools.yaml")
+    tools = load_all_tools(str(tool_yaml), None)
+    assert tools and all(isinstance(t, kopa_tools.KopaTool) for t in tools)
+
+    class NoData:
+        request_id = "nobody"
+
+    response, reward, metrics = asyncio.run(tools[0].execute("i", {}, agent_data=NoData()))
+    assert "no session" in (response.text or "") and reward == 0.0 and metrics == {"kopa_error": "no_session"}
+    # the schema verl shows the model is the one `kopa-gen eval` shows (openai_tools over tools.json)
+    session = Session.open(project, ["workspace"])
+    assert [t.tool_schema.model_dump(exclude_unset=True, exclude_none=True) for t in tools] == openai_tools(
+        session.tools()
+    )
+    asyncio.run(session.close())

@@ -1,0 +1,124 @@
+"""The RL reward (kopa_gen.train.reward) scores exactly as `kopa-gen eval` does: for every benchmark task and
+every reference policy, compute_score over the episode (passed through the contract's JSON encodings, as the
+agent loop and the parquet rows carry it) equals the eval record's reward. verl-free."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_episode
+from kopa_gen.project import Project
+from kopa_gen.runtime.session import CallRecord
+from kopa_gen.spec.task import Task
+from kopa_gen.train import contract
+from kopa_gen.train.reward import compute_score
+from kopa_gen.world.build import BuiltWorld
+
+POLICIES = ("oracle", "do-nothing", "no-lookup", "first-page")
+
+
+def extra_info(record: dict[str, Any]) -> dict[str, Any]:
+    """What the agent loop leaves in extra_fields for this episode."""
+    calls = [CallRecord(**c) for c in record["calls"]]
+    return {
+        "index": 0,
+        contract.FINAL_MESSAGE: record["final_message"],
+        contract.STATE_HASH: record["state_hash"],
+        contract.CALLS: contract.calls_json(calls),
+        contract.TURNS: json.dumps(record["turns"]),
+        contract.STOP_REASON: record["stop_reason"],
+    }
+
+
+async def play(project: Project, policy: str, out: Path) -> list[tuple[Task, dict[str, Any], dict[str, Any]]]:
+    config = EvalConfig(policy=policy, out=out, rollouts=1)
+    jobs = [(task, load_fixture(project, task)) for _, task in project.tasks]
+    gate = asyncio.Semaphore(8)
+
+    async def one(task: Task, fixture: dict[str, Any]) -> tuple[Task, dict[str, Any], dict[str, Any]]:
+        async with gate:
+            return task, fixture, await run_episode(project, config, task, fixture, 0, 0)
+
+    return list(await asyncio.gather(*(one(t, f) for t, f in jobs)))
+
+
+@pytest.fixture(scope="module")
+def episodes(
+    project: Project, world: BuiltWorld, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, list[tuple[Task, dict[str, Any], dict[str, Any]]]]:
+    out = tmp_path_factory.mktemp("eval")
+    return {p: asyncio.run(play(project, p, out / p)) for p in POLICIES}
+
+
+def score(task: Task, fixture: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
+    return compute_score(contract.data_source("bench"), "", contract.ground_truth(task, fixture), info)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_reward_agrees_with_eval_on_every_task(
+    episodes: dict[str, list[tuple[Task, dict[str, Any], dict[str, Any]]]], policy: str
+) -> None:
+    disagree = []
+    for task, fixture, record in episodes[policy]:
+        got = score(task, fixture, extra_info(record))
+        if got["score"] != float(record["reward"]) or got["action"] != record["action"]["action"]:
+            disagree.append((task.id, got, record["reward"], record["action"]))
+    assert disagree == []
+    assert len(episodes[policy]) == len(episodes["oracle"]) > 0
+
+
+def test_oracle_is_one_do_nothing_is_zero(
+    episodes: dict[str, list[tuple[Task, dict[str, Any], dict[str, Any]]]],
+) -> None:
+    assert all(score(t, f, extra_info(r))["score"] == 1.0 for t, f, r in episodes["oracle"])
+    assert all(score(t, f, extra_info(r))["score"] == 0.0 for t, f, r in episodes["do-nothing"])
+    # the baselines fail somewhere, so the agreement above is not only about ones
+    assert any(score(t, f, extra_info(r))["score"] == 0.0 for t, f, r in episodes["no-lookup"])
+
+
+def oracle_with(
+    episodes: dict[str, list[tuple[Task, dict[str, Any], dict[str, Any]]]], axis: str
+) -> tuple[Task, dict[str, Any], dict[str, Any]]:
+    return next((t, f, r) for t, f, r in episodes["oracle"] if axis in t.reward and t.answer is not None)
+
+
+def test_wrong_answer_scores_zero(
+    episodes: dict[str, list[tuple[Task, dict[str, Any], dict[str, Any]]]],
+) -> None:
+    task, fixture, record = oracle_with(episodes, "RESPONSE")
+    info = extra_info(record)
+    assert score(task, fixture, info)["score"] == 1.0
+    info[contract.FINAL_MESSAGE] = "정답: 알 수 없습니다."
+    got = score(task, fixture, info)
+    assert got["score"] == 0.0 and got["response"] == 0.0 and got["reason"]
+
+
+def test_wrong_state_scores_zero(
+    episodes: dict[str, list[tuple[Task, dict[str, Any], dict[str, Any]]]],
+) -> None:
+    task, fixture, record = next((t, f, r) for t, f, r in episodes["oracle"] if "ENVIRONMENT" in t.reward)
+    info = extra_info(record)
+    assert score(task, fixture, info)["score"] == 1.0
+    info[contract.STATE_HASH] = "0" * 64
+    got = score(task, fixture, info)
+    assert got["score"] == 0.0 and got["environment"] == 0.0
+
+
+def test_missing_or_broken_fields_score_zero_with_a_reason(
+    episodes: dict[str, list[tuple[Task, dict[str, Any], dict[str, Any]]]],
+) -> None:
+    task, fixture, record = episodes["oracle"][0]
+    gt = contract.ground_truth(task, fixture)
+    keys = {"score", "response", "environment", "action", "corr", "cr", "mpc", "eff", "reason"}
+    for info in (None, {}, {"index": 3}):
+        got = compute_score("kopa/bench", "정답: 1", gt, info)
+        assert got["score"] == 0.0 and "kopa_final_message" in got["reason"] and set(got) == keys
+    broken = extra_info(record) | {contract.CALLS: "[{"}
+    got = compute_score("kopa/bench", "", gt, broken)
+    assert got["score"] == 0.0 and "cannot decode" in got["reason"] and set(got) == keys
+    assert set(score(task, fixture, extra_info(record))) == keys
