@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kopa_gen.train import launch
+from kopa_gen.train import launch, tiny
 
 TASKS = 4
 ROLLOUT_N = 4
@@ -135,23 +135,7 @@ def subset(data_dir: Path, out: Path, tasks: int) -> list[dict[str, Any]]:
 
 
 # Qwen3.5's tool-call format (verl's `qwen3_coder` parser), tools listed as JSON in the system turn
-CHAT_TEMPLATE = (
-    "{%- if tools %}<|im_start|>system\n{% if messages[0].role == 'system' %}{{ messages[0].content }}\n\n{% endif %}"
-    "# Tools\n<tools>{% for t in tools %}\n{{ t | tojson }}{% endfor %}\n</tools><|im_end|>\n"
-    "{%- elif messages[0].role == 'system' %}<|im_start|>system\n{{ messages[0].content }}<|im_end|>\n{%- endif %}"
-    "{%- for m in messages %}"
-    "{%- if m.role == 'user' %}<|im_start|>user\n{{ m.content }}<|im_end|>\n"
-    "{%- elif m.role == 'assistant' %}<|im_start|>assistant\n{{ m.content }}"
-    "{%- if m.tool_calls %}{% for tc in m.tool_calls %}\n<tool_call>\n<function={{ tc.function.name }}>\n"
-    "{%- set args = tc.function.arguments if tc.function.arguments is mapping else {} %}"
-    "{%- for k, v in args.items() %}<parameter={{ k }}>\n{{ v if v is string else v | tojson }}\n</parameter>\n"
-    "{%- endfor %}</function>\n</tool_call>{% endfor %}{% endif %}<|im_end|>\n"
-    "{%- elif m.role == 'tool' %}<|im_start|>user\n<tool_response>\n{{ m.content }}\n</tool_response><|im_end|>\n"
-    "{%- endif %}{%- endfor %}"
-    "{%- if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-)
-SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>", "<tool_response>"]
-SPECIALS += ["</tool_response>", "<think>", "</think>"]
+SPECIALS = (*tiny.SPECIALS, "<tool_response>", "</tool_response>", "<think>", "</think>")
 
 
 def corpus(rows: list[dict[str, Any]], tools_yaml: Path) -> list[str]:
@@ -164,25 +148,7 @@ def corpus(rows: list[dict[str, Any]], tools_yaml: Path) -> list[str]:
 
 def build_tokenizer(texts: list[str], out: Path) -> Any:
     """A byte-level BPE trained on the tasks' own text, so Korean prompts and JSON schemas stay short."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=VOCAB, special_tokens=SPECIALS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
-    )
-    tok.train_from_iterator(texts, trainer)
-    hf = PreTrainedTokenizerFast(
-        tokenizer_object=tok,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        additional_special_tokens=SPECIALS[3:],
-    )
-    hf.chat_template = CHAT_TEMPLATE
-    hf.save_pretrained(str(out))
-    return hf
+    return tiny.offline_tokenizer(texts, out, tiny.QWEN35_TEMPLATE, VOCAB, SPECIALS)
 
 
 def build_model(tokenizer: Any, out: Path) -> None:

@@ -25,48 +25,18 @@ pq = pytest.importorskip("pyarrow.parquet")
 TASKS = ["dis-001", "dis-003", "edu-001", "edu-004", "edu-007", "edu-008", "edu-011", "fin-004"]
 FILES = ["train.parquet", "val.parquet", "sft_train.parquet", "sft_val.parquet"]
 
-SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>"]
-# a hermes-like template (tools in the system turn, tool calls as JSON, tool results as user turns)
-TEMPLATE = (
-    "{%- if tools %}<|im_start|>system\n{% if messages[0].role == 'system' %}{{ messages[0].content }}\n\n{% endif %}"
-    "# Tools\n<tools>{% for t in tools %}\n{{ t | tojson }}{% endfor %}\n</tools><|im_end|>\n"
-    "{%- elif messages[0].role == 'system' %}<|im_start|>system\n{{ messages[0].content }}<|im_end|>\n{%- endif %}"
-    "{%- for m in messages %}"
-    "{%- if m.role == 'user' %}<|im_start|>user\n{{ m.content }}<|im_end|>\n"
-    "{%- elif m.role == 'assistant' %}<|im_start|>assistant\n{{ m.content }}"
-    "{%- if m.tool_calls %}{% for tc in m.tool_calls %}\n<tool_call>\n"
-    '{"name": "{{ tc.function.name }}", "arguments": {{ tc.function.arguments | tojson }}}\n</tool_call>'
-    "{% endfor %}{% endif %}<|im_end|>\n"
-    "{%- elif m.role == 'tool' %}<|im_start|>user\n<tool_response>\n{{ m.content }}\n</tool_response><|im_end|>\n"
-    "{%- endif %}{%- endfor %}"
-    "{%- if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-)
-
 
 @pytest.fixture(scope="module")
 def tokenizer(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """A tiny byte-level BPE tokenizer with a chat template, built offline."""
     pytest.importorskip("verl")
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import AutoTokenizer, PreTrainedTokenizerFast
+    from transformers import AutoTokenizer
 
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
+    from kopa_gen.train.tiny import offline_tokenizer
+
     corpus = ['system user assistant tool name arguments {"a": 1} <tools> </tools> 정답 # Tools'] * 20
-    trainer = trainers.BpeTrainer(
-        vocab_size=400, special_tokens=SPECIALS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
-    )
-    tok.train_from_iterator(corpus, trainer)
-    fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        additional_special_tokens=SPECIALS[3:],
-    )
-    fast.chat_template = TEMPLATE
     path = tmp_path_factory.mktemp("tok")
-    fast.save_pretrained(path)
+    offline_tokenizer(corpus, path)
     return AutoTokenizer.from_pretrained(path)
 
 

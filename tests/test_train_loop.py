@@ -36,45 +36,14 @@ from kopa_gen.train.reward import compute_score
 from kopa_gen.world.build import BuiltWorld
 
 ROOT = Path(__file__).resolve().parent.parent
-SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>"]
-TEMPLATE = (
-    "{%- if tools %}<|im_start|>system\n{% if messages[0].role == 'system' %}{{ messages[0].content }}\n\n"
-    "{% endif %}# Tools\n<tools>{% for t in tools %}\n{{ t | tojson }}{% endfor %}\n</tools><|im_end|>\n"
-    "{%- elif messages[0].role == 'system' %}<|im_start|>system\n{{ messages[0].content }}<|im_end|>\n{%- endif %}"
-    "{%- for m in messages %}"
-    "{%- if m.role == 'user' %}<|im_start|>user\n{{ m.content }}<|im_end|>\n"
-    "{%- elif m.role == 'assistant' %}<|im_start|>assistant\n{{ m.content }}"
-    '{%- if m.tool_calls %}{% for tc in m.tool_calls %}\n<tool_call>\n{"name": "{{ tc.function.name }}", '
-    '"arguments": {% if tc.function.arguments is string %}{{ tc.function.arguments }}{% else %}'
-    "{{ tc.function.arguments | tojson }}{% endif %}}\n</tool_call>{% endfor %}{% endif %}<|im_end|>\n"
-    "{%- elif m.role == 'tool' %}<|im_start|>user\n<tool_response>\n{{ m.content }}\n</tool_response><|im_end|>\n"
-    "{%- endif %}{%- endfor %}"
-    "{%- if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-)
 
 
 def build_tokenizer(folder: Path) -> Any:
     """A tiny byte-level BPE tokenizer with a hermes-style chat template, trained here (no download)."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
+    from kopa_gen.train.tiny import offline_tokenizer
 
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
     corpus = ['system user assistant tool name arguments {"a": 1} <tools> </tools> # Tools 정답'] * 20
-    trainer = trainers.BpeTrainer(
-        vocab_size=400, special_tokens=SPECIALS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
-    )
-    tok.train_from_iterator(corpus, trainer)
-    hf = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call,unused-ignore]
-        tokenizer_object=tok,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        additional_special_tokens=SPECIALS[3:],
-    )
-    hf.chat_template = TEMPLATE
-    hf.save_pretrained(str(folder))
-    return hf
+    return offline_tokenizer(corpus, folder)
 
 
 class ScriptedServer:
