@@ -366,10 +366,16 @@ async def synthesize(
     for pattern in config.patterns:
         template = project.template(pattern)
         rng = random.Random(f"{config.seed}:{pattern}")
-        # weighted random order (Efraimidis-Spirakis keys u^(1/w)), w = the root's kept out-edges: lookup hubs
-        # such as dart_corp_code, whose codes feed many tools, start most chains, without starting all of them
+        # per domain, a weighted random order (Efraimidis-Spirakis keys u^(1/w)), w = the root's kept out-edges:
+        # lookup hubs such as dart_corp_code, whose codes feed many tools, start most chains without starting
+        # all of them; the domains then take turns, so one platform's many edges do not crowd out the others
         keys = [rng.random() ** (1.0 / degree[root]) for root, _ in plan]
-        order = [item for _, item in sorted(zip(keys, plan, strict=True), key=lambda kv: -kv[0])]
+        ranked = [item for _, item in sorted(zip(keys, plan, strict=True), key=lambda kv: -kv[0])]
+        by_domain: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+        for item in ranked:
+            by_domain.setdefault(sigs[item[0]].domain, []).append(item)
+        turns = itertools.zip_longest(*(by_domain[d] for d in sorted(by_domain)))
+        order = [item for turn in turns for item in turn if item is not None]
         pool: list[Candidate] = []
         for root, args in order:
             if len(pool) >= max(6, config.per_pattern * 2):

@@ -488,9 +488,11 @@ class Builder:
         else:
             raise NotInstantiable("both variants give the same count and no single-row number differs")
         labels = [str(v1), str(v2)]
-        kind: AskKind = self.rng.choice(["diff", "argmax", "argmin"])
+        # numbers only: "which of A and B is larger" names its answer in the query and is passed by any reply
+        # that mentions both options (argmax/argmin are not asked)
+        kind: AskKind = self.rng.choice(["diff", "sum"])
         of = [From.model_validate({"from": c, "path": path}) for c in ("c2", "c3")]
-        ask = Ask(kind, what, Combine(op=kind, of=of, labels=labels if kind != "diff" else None), labels)
+        ask = Ask(kind, what, Combine(op=kind, of=of), labels)
         others = {k: v for k, v in base.items() if k != vary}
         walk.slots.update(
             tool=self.sigs[edge.consumer].title,
