@@ -157,6 +157,15 @@ def test_decorative_filter_catches_an_answer_that_ignores_the_chain(
     assert asyncio.run(decorative(project, bad, sigs, examples))
 
 
+def test_drafts_with_a_tool_result_too_long_for_a_context_are_not_instantiated(
+    project: Project, gstar: dict[str, Any]
+) -> None:
+    config = SynthConfig(per_pattern=1, max_starts=2, patterns=("seq",), max_result_chars=10)
+    cands, report = asyncio.run(synthesize(project, gstar, config))
+    assert cands == []
+    assert report.not_instantiable["seq: a tool result over 10 characters"] >= 1
+
+
 def test_no_kept_edge_is_a_clear_error(project: Project, gstar: dict[str, Any]) -> None:
     empty = dict(gstar, edges=[dict(e, status="pruned") for e in gstar["edges"]])
     with pytest.raises(ValueError, match="G\\* has no kept edge"):

@@ -85,7 +85,7 @@ def test_grpo_sets_the_multi_turn_keys_we_depend_on(data_dir: Path) -> None:
     assert rollout.name == "vllm" and rollout.mode == "async" and rollout.n == 8
     assert rollout.multi_turn.enable and rollout.multi_turn.format == "qwen3_coder"
     assert rollout.multi_turn.max_parallel_calls == 4  # verl's default 1 drops every call but the first
-    assert rollout.multi_turn.max_tool_response_length == 8192  # verl's default 256 cuts our JSON pages
+    assert rollout.multi_turn.max_tool_response_length == 16384  # verl's default 256 cuts our JSON pages
     assert rollout.multi_turn.max_assistant_turns == 12
     assert rollout.multi_turn.tool_config_path == str(data_dir.resolve() / launch.TOOLS_FILE)
     assert rollout.agent.agent_loop_config_path == str(data_dir.resolve() / launch.AGENT_LOOPS_FILE)

@@ -86,6 +86,16 @@ def test_stats(exported: tuple[Path, dict[str, Any]]) -> None:
     assert json.loads((out / "export.json").read_text(encoding="utf-8")) == stats
 
 
+def test_tool_results_longer_than_verl_keeps_are_named(project: Project, tmp_path: Path) -> None:
+    """edu-007's gold chain returns a long school list; with a limit under it the export names the task."""
+    stats = export(project, "bench", tmp_path, tasks=["edu-007", "dis-001"], tool_chars=2000)
+    chars = stats["tool_result_chars"]
+    assert chars["limit"] == 2000 and chars["max"] > 2000
+    assert "edu-007" in chars["over_limit"] and all(t in ("edu-007", "dis-001") for t in chars["over_limit"])
+    roomy = export(project, "bench", tmp_path / "roomy", tasks=["edu-007", "dis-001"], tool_chars=10**7)
+    assert roomy["tool_result_chars"]["over_limit"] == []
+
+
 def test_split_keeps_groups_together(project: Project, exported: tuple[Path, dict[str, Any]]) -> None:
     out, stats = exported
     side: dict[str, str] = {}

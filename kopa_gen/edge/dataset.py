@@ -4,7 +4,8 @@ stages, written as KOPA-Bench tasks with their gold fixtures and the dataset sta
 Filters, each counted:
 1. rules — the gold chain re-executed in a fresh session must give the same answer without errors (not
    reproducible / error), no call repeated with the same arguments (redundant), no anomalous answer (empty,
-   placeholder, over-long text, a zero count);
+   placeholder, over-long text, a zero count); drafts with a gold result longer than a model context can hold
+   (SynthConfig.max_result_chars) are not instantiated in the first place;
 2. static — the answer must be scorable (its own rendering passes the evaluator, "알 수 없습니다" fails), must
    not appear in the query (leaked), and must depend on the chain: replacing a handed-over value by another
    observed value must change the answer (otherwise the chain is decorative);
@@ -64,6 +65,9 @@ class SynthConfig:
     resolver: str = "oracle"  # the re-solve stage's policy
     resolver_options: dict[str, Any] = field(default_factory=dict)
     verifier: dict[str, Any] | None = None  # OpenAIJudge options (base_url, model, api_key_env)
+    # a gold call whose result is longer than this (characters of JSON) makes a task no model context can hold
+    # (a 10,000-row page is megabytes); such drafts are not instantiated
+    max_result_chars: int = 16000  # under verl's max_tool_response_length in configs/grpo.yaml
 
 
 @dataclass
@@ -389,6 +393,12 @@ async def synthesize(
                 except NotInstantiable as exc:
                     report.not_instantiable[f"{pattern}: {exc}"[:160]] += 1
                     continue
+            longest = max((len(json.dumps(r, ensure_ascii=False)) for r in draft.results.values()), default=0)
+            if longest > config.max_result_chars:
+                report.not_instantiable[
+                    f"{pattern}: a tool result over {config.max_result_chars} characters"
+                ] += 1
+                continue
             if any(_same_chain(draft, c.draft) for c in pool):
                 report.not_instantiable[f"{pattern}: duplicate of an earlier draft"] += 1
                 continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -102,6 +102,8 @@ class Walk:
     results: dict[str, dict[str, Any]]  # by call id
     slots: dict[str, str]  # template slots
     used: set[str]  # literal argument values already in the query: not asked about
+    source: str = "c1"  # the call whose rows the next junction reads (c2 after a Seq hop)
+    junctions: list[dict[str, Any]] = field(default_factory=list)  # junctions crossed so far
 
 
 class Builder:
@@ -254,6 +256,31 @@ class Builder:
     def _single(self, rows: list[dict[str, Any]], edges: list[GEdge]) -> list[GEdge]:
         return [e for e in edges if len(distinct(rows, e.key[1])) == 1]
 
+    async def _hop(self, walk: Walk, fits: Callable[[list[dict[str, Any]], list[GEdge]], bool]) -> bool:
+        """A Seq hop first (the root hands one value to an intermediate tool), kept only when the intermediate
+        result offers the junction the pattern needs (`fits`): the Mixed chains, e.g. a code lookup, then a
+        company's affiliates, then one call per affiliate. The walk continues from the intermediate rows."""
+        chain = {c.tool for st in walk.steps for c in st.calls}
+        options = [e for e in self._single(walk.rows, walk.edges) if e.consumer not in chain]
+        self.rng.shuffle(options)
+        for edge in options[:3]:
+            out = [e for e in self.edges_from(edge.consumer) if e.consumer not in chain | {edge.consumer}]
+            if not out:
+                continue
+            try:
+                call, result = await self._downstream(edge, walk.source, "c2", None, "", walk.results)
+            except NotInstantiable:
+                continue
+            if not fits(rows_of(result), out):
+                continue
+            walk.steps.append(GoldStep(calls=[call]))
+            walk.results["c2"] = result
+            walk.rows, walk.edges, walk.source = rows_of(result), out, "c2"
+            walk.junctions.append({"kind": "seq", "cardinality": 1, "field": edge.key[1]})
+            walk.slots["subject"] = f"{walk.slots['subject']}의 {self.sigs[edge.consumer].title}"
+            return True
+        return False
+
     async def _downstream(
         self,
         edge: GEdge,
@@ -347,9 +374,10 @@ class Builder:
     ) -> Draft:
         literals = self.literal_args(edge)
         calls = []
+        first = len(walk.results) + 1
         for i, value in enumerate(values):
             call, result = await self._downstream(
-                edge, "c1", f"c{i + 2}", value, selector, walk.results, literals
+                edge, walk.source, f"c{first + i}", value, selector, walk.results, literals
             )
             calls.append(call)
             walk.results[call.id] = result
@@ -381,25 +409,37 @@ class Builder:
                         of=[From.model_validate({"from": c.id, "path": "total_count"}) for c in calls],
                     ),
                 )
-        return self._finish(pattern, walk, ask, [junction])
+        return self._finish(pattern, walk, ask, [*walk.junctions, junction])
 
     async def _fan(self, walk: Walk) -> Draft:
-        rows = walk.rows
-        options = [
-            e
-            for e in walk.edges
-            if 2 <= len(distinct(rows, e.key[1])) <= PHI and _pathable(distinct(rows, e.key[1]))
-        ]
+        def fan_options(rows: list[dict[str, Any]], edges: list[GEdge]) -> list[GEdge]:
+            return [
+                e
+                for e in edges
+                if 2 <= len(distinct(rows, e.key[1])) <= PHI and _pathable(distinct(rows, e.key[1]))
+            ]
+
+        options = fan_options(walk.rows, walk.edges)
+        if (not options or self.rng.random() < 0.5) and await self._hop(
+            walk, lambda rows, edges: bool(fan_options(rows, edges))
+        ):
+            options = fan_options(walk.rows, walk.edges)
         if not options:
             raise NotInstantiable(f"no junction with 2..{PHI} values")
+        rows = walk.rows
         edge = self.rng.choice(options)
         values = distinct(rows, edge.key[1])
         junction = {"kind": junction_kind(len(values)), "cardinality": len(values), "field": edge.key[1]}
         return await self._fanout("fan", walk, edge, values, "", junction)
 
     async def _drv(self, walk: Walk) -> Draft:
+        def many(rows: list[dict[str, Any]], edges: list[GEdge]) -> list[GEdge]:
+            return [e for e in edges if len(distinct(rows, e.key[1])) > PHI]
+
+        if not many(walk.rows, walk.edges) or self.rng.random() < 0.5:
+            await self._hop(walk, lambda rows, edges: bool(many(rows, edges)))
         rows = walk.rows
-        options = [e for e in walk.edges if len(distinct(rows, e.key[1])) > PHI]
+        options = many(rows, walk.edges)
         self.rng.shuffle(options)
         for edge in options:
             reduction = choose_reduction(rows, edge.key[1], self.rng)
@@ -416,7 +456,7 @@ class Builder:
             }
             walk.slots["reduction_kind"] = reduction.kind
             walk.slots["pivot"] = reduction.pivot
-            walk.slots["pivot_key"] = self.field_desc(walk.root, reduction.pivot_field)
+            walk.slots["pivot_key"] = self.field_desc(edge.producer, reduction.pivot_field)
             return await self._fanout("drv", walk, edge, reduction.kept, reduction.selector, junction)
         raise NotInstantiable(f"no junction with more than {PHI} values and a reduction that keeps 1..{PHI}")
 

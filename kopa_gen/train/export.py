@@ -286,6 +286,7 @@ def export(
     sft: bool = True,
     episode_seed: int = 0,
     concurrency: int = 1,
+    tool_chars: int = 16384,
 ) -> dict[str, Any]:
     """Write the RL and SFT parquet files of `project`'s task set (or of the `tasks` id patterns) into `out_dir`
     and return the stats (also written to OUT/export.json).
@@ -323,11 +324,16 @@ def export(
 
     sft_rows: dict[Split, list[dict[str, Any]]] = {"train": [], "val": []}
     skipped: list[dict[str, Any]] = []
+    longest: dict[str, int] = {}  # per task, its oracle trajectory's longest tool result (characters)
     if sft:
         records = asyncio.run(oracle_records(project, chosen, fixtures, episode_seed, concurrency))
         hidden = secrets(project, EvalConfig(policy="oracle", out=Path(".")))
         for task in chosen:
             record = records[task.id]
+            longest[task.id] = max(
+                (len(str(m.get("content") or "")) for m in record["messages"] if m.get("role") == "tool"),
+                default=0,
+            )
             if not record["reward"]:
                 skipped.append(
                     {
@@ -371,6 +377,14 @@ def export(
             **({"sft_train": len(sft_rows["train"]), "sft_val": len(sft_rows["val"])} if sft else {}),
         },
         "sft_skipped": skipped,
+        # verl cuts a tool result at max_tool_response_length (configs/grpo.yaml: 16384 characters); a task whose
+        # gold chain needs a longer one cannot be solved as exported, so they are counted and named here
+        "tool_result_chars": {
+            "limit": tool_chars,
+            "max": max(longest.values(), default=0),
+            "median": sorted(longest.values())[len(longest) // 2] if longest else 0,
+            "over_limit": sorted(t for t, n in longest.items() if n > tool_chars),
+        },
         "bytes": size,
         "seconds": {"rl": round(rl_s, 3), "sft": round(total_s - rl_s, 3), "total": round(total_s, 3)},
         "split": {t.id: {"split": split[t.id], "group": groups[t.id]} for t in chosen},
@@ -398,6 +412,16 @@ def format_stats(stats: dict[str, Any]) -> str:
             f"    skipped {s['task_id']}: {s['stop_reason']} {s['error'] or ''}".rstrip()
             for s in stats["sft_skipped"]
         )
+        chars = stats["tool_result_chars"]
+        lines.append(
+            f"  longest tool result per task: median {chars['median']}, max {chars['max']} characters"
+        )
+        if chars["over_limit"]:
+            lines.append(
+                f"  warning: {len(chars['over_limit'])} tasks need a tool result longer than "
+                f"{chars['limit']} characters (verl's max_tool_response_length cuts it): "
+                + ", ".join(chars["over_limit"][:10])
+            )
     lines.append("  files: " + ", ".join(f"{name} {n / 1024:.1f} KiB" for name, n in stats["bytes"].items()))
     lines.append(
         f"  time: {stats['seconds']['total']:.1f}s (RL {stats['seconds']['rl']:.1f}s, "
