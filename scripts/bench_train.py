@@ -13,23 +13,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
 
-from test_train_loop import Rig, ScriptedServer, row_kwargs, tool_calls  # noqa: E402
-from test_train_reward import extra_info, play  # noqa: E402
-
-from kopa_gen.evaluate.runner import load_fixture  # noqa: E402
+from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_eval  # noqa: E402
 from kopa_gen.project import load_project  # noqa: E402
 from kopa_gen.runtime.session import Session  # noqa: E402
 from kopa_gen.sandbox.config import SandboxConfig  # noqa: E402
 from kopa_gen.train import contract  # noqa: E402
 from kopa_gen.train import tools as kopa_tools  # noqa: E402
+from kopa_gen.train.harness import LoopHarness, ScriptedGenerator, hermes_tool_calls, row_kwargs  # noqa: E402
 from kopa_gen.train.reward import compute_score  # noqa: E402
 
 
@@ -40,8 +36,10 @@ def main() -> None:
     project = load_project(ROOT)
     tmp = Path(tempfile.mkdtemp(prefix="bench_train_"))
 
-    episodes = asyncio.run(play(project, "oracle", tmp / "eval"))
-    items = [(contract.ground_truth(t, f), extra_info(r)) for t, f, r in episodes]
+    records = asyncio.run(run_eval(project, EvalConfig(policy="oracle", out=tmp / "eval", rollouts=1)))
+    by_id = {t.id: t for _, t in project.tasks}
+    episodes = [(by_id[r["task"]], load_fixture(project, by_id[r["task"]]), r) for r in records]
+    items = [(contract.ground_truth(t, f), contract.fields_of_record(r)) for t, f, r in episodes]
     start = time.perf_counter()
     n = 0
     for _ in range(args.reps):
@@ -54,19 +52,19 @@ def main() -> None:
     task, _, record = max(episodes, key=lambda e: len(e[2]["calls"]))
     fixture = load_fixture(project, task)
     script = [
-        tool_calls([(record["calls"][i]["tool"], record["calls"][i]["arguments"]) for i in turn])
+        hermes_tool_calls([(record["calls"][i]["tool"], record["calls"][i]["arguments"]) for i in turn])
         + "<|im_end|>"
         for turn in record["turns"]
     ] + [record["final_message"] + "<|im_end|>"]
-    rig = Rig(project, tmp, fixture["platforms"])
+    rig = LoopHarness(project, tmp, fixture["platforms"])
     names = [tool["name"] for _, tool in kopa_tools.mcp_tools(project, fixture["platforms"])]
     ncalls = len(record["calls"])
     out_chars = sum(len(c["text"]) for c in record["calls"])
 
-    rig.play(ScriptedServer(rig.tok, script), row_kwargs(task, fixture, names))  # warm-up
+    rig.play(ScriptedGenerator(rig.tok, script), row_kwargs(task, fixture, names))  # warm-up
     start = time.perf_counter()
     for _ in range(args.reps):
-        _, out = rig.play(ScriptedServer(rig.tok, script), row_kwargs(task, fixture, names))
+        _, out = rig.play(ScriptedGenerator(rig.tok, script), row_kwargs(task, fixture, names))
         assert out.extra_fields[contract.STATE_HASH] == record["state_hash"]
     loop_s = (time.perf_counter() - start) / args.reps
 

@@ -5,7 +5,6 @@ scripted token generator in place of the model and an offline tokenizer, against
 from __future__ import annotations
 
 import asyncio
-import importlib.resources
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -15,133 +14,23 @@ import pytest
 
 pytest.importorskip("verl")
 
-import hydra.utils
-from omegaconf import DictConfig, OmegaConf, open_dict
-from verl.experimental.agent_loop.agent_loop import AgentLoopOutput, DictConfigWrap, ToolListWrap
+from omegaconf import OmegaConf
 from verl.experimental.agent_loop.tool_parser import FunctionCall
 from verl.tools.tool_registry import load_all_tools
-from verl.utils.dataset.rl_dataset import RLHFDataset
-from verl.workers.rollout.replica import TokenOutput
 
 from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_episode
-from kopa_gen.policies.base import system_prompt
 from kopa_gen.policies.openai import openai_tools
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
 from kopa_gen.spec.task import Task
 from kopa_gen.train import contract
 from kopa_gen.train import tools as kopa_tools
-from kopa_gen.train.agent_loop import KopaToolAgentLoop, write_agent_loop_config
+from kopa_gen.train.agent_loop import KopaToolAgentLoop
+from kopa_gen.train.harness import LoopHarness, ScriptedGenerator, hermes_tool_calls, row_kwargs
 from kopa_gen.train.reward import compute_score
 from kopa_gen.world.build import BuiltWorld
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def build_tokenizer(folder: Path) -> Any:
-    """A tiny byte-level BPE tokenizer with a hermes-style chat template, trained here (no download)."""
-    from kopa_gen.train.tiny import offline_tokenizer
-
-    corpus = ['system user assistant tool name arguments {"a": 1} <tools> </tools> # Tools 정답'] * 20
-    return offline_tokenizer(corpus, folder)
-
-
-class ScriptedServer:
-    """Stands in for verl's LLM server manager: each generate call returns the next scripted assistant text."""
-
-    def __init__(self, tok: Any, script: list[str]) -> None:
-        self.tok = tok
-        self.script = list(script)
-        self.prompts: list[list[int]] = []
-
-    async def generate(
-        self, request_id: str, prompt_ids: list[int], sampling_params: Any, **_: Any
-    ) -> TokenOutput:
-        self.prompts.append(list(prompt_ids))
-        if not self.script:
-            raise RuntimeError("the script is over")
-        ids = self.tok.encode(self.script.pop(0), add_special_tokens=False)
-        return TokenOutput(token_ids=ids, log_probs=[-0.1] * len(ids), stop_reason="completed")
-
-
-def tool_calls(calls: list[tuple[str, Any]]) -> str:
-    return "".join(
-        f"<tool_call>\n{json.dumps({'name': n, 'arguments': a}, ensure_ascii=False)}\n</tool_call>"
-        for n, a in calls
-    )
-
-
-class Rig:
-    """One test's verl setup: config, tokenizer, tools (from our YAML) and the agent-loop entry (from our YAML)."""
-
-    def __init__(self, project: Project, folder: Path, platforms: list[str]) -> None:
-        self.tok = build_tokenizer(folder / "tok")
-        cfg = OmegaConf.load(
-            str(importlib.resources.files("verl") / "trainer/config/_generated_ppo_trainer.yaml")
-        )
-        tool_yaml = kopa_tools.write_tool_config(project, platforms, folder / "tools.yaml")
-        loop_yaml = write_agent_loop_config(folder / "agent_loops.yaml", project_root=str(project.root))
-        with open_dict(cfg):
-            r = cfg.actor_rollout_ref.rollout
-            r.name = "vllm"
-            r.prompt_length = 400_000
-            r.response_length = 400_000
-            r.multi_turn.enable = True
-            r.multi_turn.max_assistant_turns = 12
-            r.multi_turn.max_parallel_calls = 8
-            r.multi_turn.max_tool_response_length = 1_000_000
-            r.multi_turn.tool_config_path = str(tool_yaml)
-            r.multi_turn.format = "hermes"
-            r.agent.agent_loop_config_path = str(loop_yaml)
-        self.cfg: DictConfig = cfg
-        self.tools = load_all_tools(str(tool_yaml), None)  # as AgentLoopWorker loads them
-        entries = {e.name: e for e in OmegaConf.load(str(loop_yaml))}
-        self.entry = entries[contract.AGENT_NAME]
-
-    def loop(self, server: ScriptedServer) -> KopaToolAgentLoop:
-        loop = hydra.utils.instantiate(
-            config=self.entry,
-            trainer_config=DictConfigWrap(config=self.cfg),
-            server_manager=server,
-            tokenizer=self.tok,
-            processor=None,
-            hf_model_type=None,
-            dataset_cls=RLHFDataset,
-            data_config=DictConfigWrap(self.cfg.data),
-            tools=ToolListWrap(self.tools),
-        )
-        assert isinstance(loop, KopaToolAgentLoop)
-        return loop
-
-    def play(
-        self, server: ScriptedServer, kwargs: dict[str, Any]
-    ) -> tuple[KopaToolAgentLoop, AgentLoopOutput]:
-        """Build the loop inside the running event loop (verl binds it at construction) and run one row."""
-
-        async def main() -> tuple[KopaToolAgentLoop, AgentLoopOutput]:
-            loop = self.loop(server)
-            self.last = loop
-            return loop, await loop.run({"temperature": 1.0}, **kwargs)
-
-        return asyncio.run(main())
-
-
-def row_kwargs(task: Task, fixture: dict[str, Any], tool_names: list[str]) -> dict[str, Any]:
-    """The keyword arguments AgentLoopWorker passes for one contract row."""
-    return {
-        "raw_prompt": [
-            {"role": "system", "content": system_prompt(task)},
-            {"role": "user", "content": task.query},
-        ],
-        "tools_kwargs": {},
-        "extra_info": {
-            "index": 0,
-            "split": "val",
-            "task_id": task.id,
-            "tool_selection": tool_names,
-            "episode": contract.episode_spec(task, fixture, seed=0),
-        },
-    }
 
 
 def task_named(project: Project, pick: Callable[[Task], bool]) -> tuple[Task, dict[str, Any]]:
@@ -182,13 +71,13 @@ def test_oracle_script_through_verl_scores_one(
     record = oracle_record(project, task, fixture, tmp_path)
     assert record["reward"] is True
     script = [
-        tool_calls([(record["calls"][i]["tool"], record["calls"][i]["arguments"]) for i in turn])
+        hermes_tool_calls([(record["calls"][i]["tool"], record["calls"][i]["arguments"]) for i in turn])
         + "<|im_end|>"
         for turn in record["turns"]
     ] + [record["final_message"] + "<|im_end|>"]
-    rig = Rig(project, tmp_path, fixture["platforms"])
+    rig = LoopHarness(project, tmp_path, fixture["platforms"])
     names = [tool["name"] for _, tool in kopa_tools.mcp_tools(project, fixture["platforms"])]
-    server = ScriptedServer(rig.tok, script)
+    server = ScriptedGenerator(rig.tok, script)
     loop, out = rig.play(server, row_kwargs(task, fixture, names))
 
     extra = out.extra_fields
@@ -221,14 +110,14 @@ def test_malformed_calls_come_back_as_tool_messages(
     project: Project, world: BuiltWorld, tmp_path: Path, closes: list[Session]
 ) -> None:
     task, fixture = task_named(project, lambda t: "RESPONSE" in t.reward and t.answer is not None)
-    rig = Rig(project, tmp_path, fixture["platforms"])
+    rig = LoopHarness(project, tmp_path, fixture["platforms"])
     real = rig.tools[0].name
     script = [
-        tool_calls([("no_such_tool", {}), (real, "not a json object")]) + "<|im_end|>",
+        hermes_tool_calls([("no_such_tool", {}), (real, "not a json object")]) + "<|im_end|>",
         "<tool_call>\n{not json at all\n</tool_call><|im_end|>",  # the parser drops it: a plain answer
     ]
     loop, out = rig.play(
-        ScriptedServer(rig.tok, script), row_kwargs(task, fixture, [t.name for t in rig.tools])
+        ScriptedGenerator(rig.tok, script), row_kwargs(task, fixture, [t.name for t in rig.tools])
     )
     assert loop.agent_data is not None
     tool_msgs = [m["content"] for m in loop.agent_data.messages if m["role"] == "tool"]
@@ -252,7 +141,7 @@ def test_arguments_that_are_not_json_reach_the_session(
 ) -> None:
     """verl answers non-JSON arguments itself; ours go to the session, logged and counted as in eval."""
     task, fixture = task_named(project, lambda t: True)
-    rig = Rig(project, tmp_path, fixture["platforms"])
+    rig = LoopHarness(project, tmp_path, fixture["platforms"])
     real = rig.tools[0].name
 
     class Direct(KopaToolAgentLoop):
@@ -267,7 +156,7 @@ def test_arguments_that_are_not_json_reach_the_session(
     rig.entry = OmegaConf.create({"name": contract.AGENT_NAME, "_target_": f"{__name__}.Direct"})
     globals()["Direct"] = Direct
     loop, out = rig.play(
-        ScriptedServer(rig.tok, ["정답: 모름<|im_end|>"]),
+        ScriptedGenerator(rig.tok, ["정답: 모름<|im_end|>"]),
         row_kwargs(task, fixture, [t.name for t in rig.tools]),
     )
     assert "JSON object" in loop.direct  # type: ignore[attr-defined,unused-ignore]
@@ -281,18 +170,21 @@ def test_budget_ends_the_trajectory_and_errors_still_close_the_session(
 ) -> None:
     task, fixture = task_named(project, lambda t: t.max_calls is not None)
     assert task.max_calls is not None
-    rig = Rig(project, tmp_path, fixture["platforms"])
+    rig = LoopHarness(project, tmp_path, fixture["platforms"])
     real = rig.tools[0].name
-    script = ["생각 중" + tool_calls([(real, {})] * task.max_calls) + "<|im_end|>", "never reached<|im_end|>"]
+    script = [
+        "생각 중" + hermes_tool_calls([(real, {})] * task.max_calls) + "<|im_end|>",
+        "never reached<|im_end|>",
+    ]
     kwargs = row_kwargs(task, fixture, [t.name for t in rig.tools])
-    _, out = rig.play(ScriptedServer(rig.tok, script), kwargs)
+    _, out = rig.play(ScriptedGenerator(rig.tok, script), kwargs)
     assert out.extra_fields[contract.STOP_REASON] == "budget"
     assert out.extra_fields[contract.FINAL_MESSAGE] == "생각 중"  # the last assistant text, as eval keeps it
     assert len(json.loads(out.extra_fields[contract.CALLS])) == task.max_calls
 
     # the generator fails mid-trajectory: the error propagates, the session is closed and unregistered
     with pytest.raises(RuntimeError, match="script is over"):
-        rig.play(ScriptedServer(rig.tok, [tool_calls([(real, {})]) + "<|im_end|>"]), kwargs)
+        rig.play(ScriptedGenerator(rig.tok, [hermes_tool_calls([(real, {})]) + "<|im_end|>"]), kwargs)
     assert kopa_tools.SESSIONS == {} and rig.last.session is None and len(closes) == 2
 
 

@@ -5,7 +5,6 @@ agent loop and the parquet rows carry it) equals the eval record's reward. verl-
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,6 @@ import pytest
 
 from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_episode
 from kopa_gen.project import Project
-from kopa_gen.runtime.session import CallRecord
 from kopa_gen.spec.task import Task
 from kopa_gen.train import contract
 from kopa_gen.train.reward import compute_score
@@ -23,16 +21,8 @@ POLICIES = ("oracle", "do-nothing", "no-lookup", "first-page")
 
 
 def extra_info(record: dict[str, Any]) -> dict[str, Any]:
-    """What the agent loop leaves in extra_fields for this episode."""
-    calls = [CallRecord(**c) for c in record["calls"]]
-    return {
-        "index": 0,
-        contract.FINAL_MESSAGE: record["final_message"],
-        contract.STATE_HASH: record["state_hash"],
-        contract.CALLS: contract.calls_json(calls),
-        contract.TURNS: json.dumps(record["turns"]),
-        contract.STOP_REASON: record["stop_reason"],
-    }
+    """What the agent loop leaves in extra_fields for this episode (plus the row's index)."""
+    return {"index": 0, **contract.fields_of_record(record)}
 
 
 async def play(project: Project, policy: str, out: Path) -> list[tuple[Task, dict[str, Any], dict[str, Any]]]:

@@ -78,3 +78,15 @@ def calls_json(calls: list[CallRecord]) -> str:
 
 def calls_from_json(text: str) -> list[CallRecord]:
     return [CallRecord(**c) for c in json.loads(text)]
+
+
+def fields_of_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The extra_fields our agent loop leaves for a trajectory, made from a `kopa-gen eval` episode record (what
+    the reward function then reads from extra_info)."""
+    return {
+        FINAL_MESSAGE: record["final_message"],
+        STATE_HASH: record["state_hash"],
+        CALLS: calls_json([CallRecord(**c) for c in record["calls"]]),
+        TURNS: json.dumps(record["turns"]),
+        STOP_REASON: record["stop_reason"],
+    }
