@@ -25,7 +25,12 @@ from kopa_gen.runtime.session import Session  # noqa: E402
 from kopa_gen.sandbox.config import SandboxConfig  # noqa: E402
 from kopa_gen.train import contract  # noqa: E402
 from kopa_gen.train import tools as kopa_tools  # noqa: E402
-from kopa_gen.train.harness import LoopHarness, ScriptedGenerator, hermes_tool_calls, row_kwargs  # noqa: E402
+from kopa_gen.train.harness import (  # noqa: E402
+    LoopHarness,
+    ScriptedGenerator,
+    replay_script,
+    row_kwargs,
+)
 from kopa_gen.train.reward import compute_score  # noqa: E402
 
 
@@ -51,11 +56,7 @@ def main() -> None:
 
     task, _, record = max(episodes, key=lambda e: len(e[2]["calls"]))
     fixture = load_fixture(project, task)
-    script = [
-        hermes_tool_calls([(record["calls"][i]["tool"], record["calls"][i]["arguments"]) for i in turn])
-        + "<|im_end|>"
-        for turn in record["turns"]
-    ] + [record["final_message"] + "<|im_end|>"]
+    script = replay_script(record)
     rig = LoopHarness(project, tmp, fixture["platforms"])
     names = [tool["name"] for _, tool in kopa_tools.mcp_tools(project, fixture["platforms"])]
     ncalls = len(record["calls"])

@@ -182,14 +182,16 @@ def _resolver_script(cand: Candidate, final: str) -> list[Any]:
     return [*script, Reply(content=final)]
 
 
-@pytest.mark.parametrize("judge_says", ["YES", "NO"])
+@pytest.mark.parametrize(("judge_says", "calls"), [("YES", True), ("NO", True), ("YES", False)])
 def test_resolve_stage_replaces_a_verified_different_answer(
     project: Project,
     gstar: dict[str, Any],
     synthesized: tuple[list[Candidate], Any],
     judge_says: str,
+    calls: bool,
     tmp_path: Path,
 ) -> None:
+    """Replaced only when the re-solver made the gold calls and the judge confirms; otherwise removed."""
     cand = next(c for c in synthesized[0] if isinstance(c.task.answer, NumberAnswer))
     stored = cand.task.answer
     assert isinstance(stored, NumberAnswer)
@@ -203,7 +205,9 @@ def test_resolve_stage_replaces_a_verified_different_answer(
     fresh = Candidate(cand.draft, cand.task)
     report = Report()
     with (
-        ChatDouble(_resolver_script(cand, f"정답: {value}")) as resolver,
+        ChatDouble(
+            _resolver_script(cand, f"정답: {value}") if calls else [Reply(content=f"정답: {value}")]
+        ) as resolver,
         ChatDouble([Reply(content=judge_says)]) as judge,
     ):
         config = SynthConfig(
@@ -213,6 +217,9 @@ def test_resolve_stage_replaces_a_verified_different_answer(
         )
         kept = asyncio.run(run_filters(project, [fresh], sigs, config, report))
         asked = judge.bodies
+    if not calls:  # an answer without the gold calls is not verifiable: the judge is never asked
+        assert asked == [] and kept == [] and sum(report.removed["resolve"].values()) == 1
+        return
     assert len(asked) == 1 and cand.task.query in asked[0]["messages"][0]["content"]
     if judge_says == "NO":
         assert kept == [] and sum(report.removed["resolve"].values()) == 1

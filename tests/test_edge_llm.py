@@ -274,7 +274,7 @@ async def test_an_endpoint_that_keeps_failing_rejects_the_pair_with_the_reason(
         proposal = await score_with(double, sigs[PRODUCER], sigs[CONSUMER], examples)
     assert len(double.requests) == 3
     assert proposal is not None and proposal.bindings == () and proposal.score == 0.0
-    assert "failed 3 times (HTTP 503)" in proposal.reason and double.base_url in proposal.reason
+    assert "failed after 3 attempts: HTTP 503" in proposal.reason and double.base_url in proposal.reason
     assert FAKE_KEY not in proposal.reason
 
 
@@ -297,7 +297,7 @@ async def test_a_body_that_is_not_a_chat_completion_is_a_reported_failure(
     with ChatDouble([body]) as double:
         proposal = await score_with(double, sigs[PRODUCER], sigs[CONSUMER], examples)
     assert proposal is not None and proposal.bindings == ()
-    assert "sent no chat completion" in proposal.reason and "choices" in proposal.reason
+    assert "malformed chat completion: choices" in proposal.reason
 
 
 # Malformed replies: dropped or ignored, never an exception out of the scorer.

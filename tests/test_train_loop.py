@@ -26,7 +26,13 @@ from kopa_gen.spec.task import Task
 from kopa_gen.train import contract
 from kopa_gen.train import tools as kopa_tools
 from kopa_gen.train.agent_loop import KopaToolAgentLoop
-from kopa_gen.train.harness import LoopHarness, ScriptedGenerator, hermes_tool_calls, row_kwargs
+from kopa_gen.train.harness import (
+    LoopHarness,
+    ScriptedGenerator,
+    hermes_tool_calls,
+    replay_script,
+    row_kwargs,
+)
 from kopa_gen.train.reward import compute_score
 from kopa_gen.world.build import BuiltWorld
 
@@ -70,11 +76,7 @@ def test_oracle_script_through_verl_scores_one(
     task, fixture = task_named(project, pick)
     record = oracle_record(project, task, fixture, tmp_path)
     assert record["reward"] is True
-    script = [
-        hermes_tool_calls([(record["calls"][i]["tool"], record["calls"][i]["arguments"]) for i in turn])
-        + "<|im_end|>"
-        for turn in record["turns"]
-    ] + [record["final_message"] + "<|im_end|>"]
+    script = replay_script(record)
     rig = LoopHarness(project, tmp_path, fixture["platforms"])
     names = [tool["name"] for _, tool in kopa_tools.mcp_tools(project, fixture["platforms"])]
     server = ScriptedGenerator(rig.tok, script)

@@ -1,45 +1,51 @@
-"""One chat completion from an OpenAI-compatible endpoint, for EDGE's LLM scorer and LLM query writer:
-429, 5xx and transport errors are retried with a doubling back-off; what still fails is a ChatFailure that names
-the endpoint and the status (never the key), which the caller turns into a reported outcome, not a crash."""
+"""The OpenAI-compatible endpoint behind EDGE's LLM scorer and LLM query writer: one user message in, the reply's
+text out, over the same request, retry and redaction code as the `openai` policy (kopa_gen.policies.openai:
+429, 5xx, time-outs and transport errors retried with doubling back-off; what still fails raises
+EndpointError naming the endpoint and the status, never the key)."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Mapping
-from typing import Any
-
 import httpx
 
-from kopa_gen.client.errors import redact
+from kopa_gen.policies.openai import bearer, parse_turn, post_chat
 
 
-class ChatFailure(RuntimeError):
-    """The endpoint gave no usable completion."""
+class ChatClient:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout_s: float = 60.0,
+        backoff_s: float = 1.0,
+        retries: int = 2,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.timeout_s = timeout_s
+        self.backoff_s = backoff_s
+        self.retries = retries
+        self._key, headers = bearer(api_key_env)
+        self._http = httpx.AsyncClient(headers=headers, timeout=timeout_s)
 
+    async def aclose(self) -> None:
+        await self._http.aclose()
 
-async def complete(http: httpx.AsyncClient, url: str, body: Mapping[str, Any], backoff_s: float) -> str:
-    """One chat completion's text; 429, 5xx and transport errors are retried (3 attempts, doubling back-off);
-    what still fails raises ChatFailure naming the endpoint and the status (never the key)."""
-    problem = ""
-    for attempt in range(3):
-        if attempt:
-            await asyncio.sleep(backoff_s * 2 ** (attempt - 1))
-        try:
-            response = await http.post(url, json=dict(body))
-        except httpx.HTTPError as exc:
-            problem = f"{type(exc).__name__}"
-            continue
-        if response.status_code == 429 or response.status_code >= 500:
-            problem = f"HTTP {response.status_code}"
-            continue
-        if response.status_code >= 400:
-            key = http.headers.get("Authorization", "").removeprefix("Bearer ")
-            detail = redact(response.text[:160], [key])
-            raise ChatFailure(f"endpoint {url} answered HTTP {response.status_code}: {detail}")
-        try:
-            return str(response.json()["choices"][0]["message"].get("content") or "")
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise ChatFailure(
-                f"endpoint {url} sent no chat completion ({type(exc).__name__}: {exc})"
-            ) from exc
-    raise ChatFailure(f"endpoint {url} failed 3 times ({problem})")
+    async def ask(self, prompt: str, seed: int) -> str:
+        """The reply's text (temperature 0); raises EndpointError when the endpoint gives no completion."""
+        body = {
+            "model": self.model,
+            "temperature": 0,
+            "seed": seed,
+            "messages": [{"role": "user", "content": prompt}],
+        }
+        data = await post_chat(
+            self._http,
+            self.base_url,
+            body,
+            key=self._key,
+            retries=self.retries,
+            backoff_s=self.backoff_s,
+            call_timeout_s=self.timeout_s,
+        )
+        return parse_turn(data, 0).content

@@ -53,6 +53,8 @@ from kopa_gen.spec.diagnostics import Diagnostics
 from kopa_gen.spec.kopa import Domain
 from kopa_gen.spec.task import From, SystemState, Task
 
+EVIDENCE_CHARS = 6000  # executed results shown to the re-solve stage's judge
+
 PLACEHOLDERS = {"-", "n/a", "없음", "해당없음", "해당사항없음", "null", "none"}
 
 
@@ -264,13 +266,16 @@ async def verified_alternative(
     """The re-solver's different answer, when it is verified correct (module docstring, stage 3); else None."""
     message = str(record.get("final_message") or "")
     stored = task.answer
-    if verifier is None or not record.get("action") or not message or stored is None:
+    made_gold_calls = (record.get("action") or {}).get(
+        "corr"
+    ) == 1.0  # every gold call, matched (ACTION Corr)
+    if verifier is None or not made_gold_calls or not message or stored is None:
         return None
     year = task.system.today.year
     stated: dict[str, tuple[Answer, From, Any]] = {}
     for where, value in located_values(draft.results):
         answer = _as_answer(stored, value)
-        if answer is None or score_response(message, answer, year).passed is False:
+        if answer is None or not score_response(message, answer, year).passed:
             continue
         if score_response(render_answer(draft.answer_value), answer, year).passed:
             continue  # the stored answer itself
@@ -278,7 +283,11 @@ async def verified_alternative(
     if len(stated) != 1:
         return None  # nothing, or several values: not verifiable
     answer, where, value = next(iter(stated.values()))
-    evidence = json.dumps(draft.results, ensure_ascii=False)[:6000]
+    evidence = json.dumps(draft.results, ensure_ascii=False)
+    if len(evidence) > EVIDENCE_CHARS:  # the judge's prompt budget; said so in the prompt, not cut silently
+        evidence = (
+            evidence[:EVIDENCE_CHARS] + f" …(truncated: {len(evidence) - EVIDENCE_CHARS} more characters)"
+        )
     return (answer, where, value) if await verifier.verify(task.query, evidence, answer) else None
 
 

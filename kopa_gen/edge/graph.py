@@ -194,12 +194,9 @@ class Explorer:
         self.examples = examples_of(project, phase.tools)
         self.roots = set(phase.starts)
 
-    def _out(self, tool: str, visited: set[str]) -> list[Edge]:
-        return [
-            e
-            for e in self.phase.alive()
-            if e.proposal.producer == tool and e.proposal.consumer not in visited
-        ]
+    @staticmethod
+    def _out(alive: Sequence[Edge], tool: str, visited: set[str]) -> list[Edge]:
+        return [e for e in alive if e.proposal.producer == tool and e.proposal.consumer not in visited]
 
     def routes(self) -> dict[str, Edge]:
         """Breadth-first tree of live edges from the roots, at most max_len - 1 deep, preferring the edge with the
@@ -243,17 +240,22 @@ class Explorer:
         n_min, post = self.config.posterior.n_min, edge.posterior
         return post.trials < n_min or (post.successes == 0 and post.trials < 3 * n_min)
 
-    def sample_path(self, rng: random.Random, into: Mapping[str, Edge]) -> tuple[list[Edge], bool]:
-        """With probability ε, the route to a least-tried reachable undecided edge (see `undecided`), so every edge
-        gets the trials the pruning rule needs; otherwise a Thompson-sampled path: draw θ from every live edge's
-        posterior, start at the best root edge, follow the best outgoing edge."""
-        alive = self.phase.alive()
-        if rng.random() < self.config.epsilon:
-            under = [e for e in alive if self.undecided(e) and self.route(e, into) is not None]
-            if under:  # fewest attempts, not trials: an edge a fault upstream keeps from a trial must not starve others
-                fewest = min(e.attempts for e in under)
-                target = rng.choice([e for e in under if e.attempts == fewest])
-                return self.route(target, into) or [], True
+    def targets(self, alive: Sequence[Edge]) -> list[list[Edge]]:
+        """The routes to the reachable undecided edges (see `undecided`) with the fewest attempts, not trials: an
+        edge that a fault upstream keeps from a trial must not starve the others. Computed once per iteration."""
+        into = self.routes()
+        routes = [(e, r) for e in alive if self.undecided(e) and (r := self.route(e, into)) is not None]
+        fewest = min((e.attempts for e, _ in routes), default=0)
+        return [r for e, r in routes if e.attempts == fewest]
+
+    def sample_path(
+        self, rng: random.Random, alive: Sequence[Edge], targets: Sequence[list[Edge]]
+    ) -> tuple[list[Edge], bool]:
+        """With probability ε, one of the `targets` routes, so every edge gets the trials the pruning rule needs;
+        otherwise a Thompson-sampled path: draw θ from every live edge's posterior, start at the best root edge,
+        follow the best outgoing edge. The flag says which."""
+        if rng.random() < self.config.epsilon and targets:
+            return list(rng.choice(targets)), True
         theta = {e.id: rng.betavariate(e.posterior.alpha, e.posterior.beta) for e in alive}
 
         def best(options: Sequence[Edge]) -> Edge:
@@ -266,7 +268,7 @@ class Explorer:
         visited = {path[0].proposal.producer, path[0].proposal.consumer}
         length = rng.randint(1, self.config.max_len)
         while len(path) < length:
-            options = self._out(path[-1].proposal.consumer, visited)
+            options = self._out(alive, path[-1].proposal.consumer, visited)
             if not options:
                 break
             path.append(best(options))
@@ -288,8 +290,9 @@ class Explorer:
 
     async def iterate(self, iteration: int) -> IterationLog:
         rng = random.Random(f"{self.config.seed}:iteration:{iteration}")
-        into = self.routes()
-        sampled = [self.sample_path(rng, into) for _ in range(self.config.paths_per_iteration)]
+        alive = self.phase.alive()
+        targets = self.targets(alive)
+        sampled = [self.sample_path(rng, alive, targets) for _ in range(self.config.paths_per_iteration)]
         paths = [p for p, _ in sampled if p]
         explored = [x for p, x in sampled if p]
         seeds = [rng.randrange(2**31) for _ in paths]

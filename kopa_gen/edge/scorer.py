@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import httpx
-
-from kopa_gen.edge.chat import ChatFailure, complete
+from kopa_gen.edge.chat import ChatClient
 from kopa_gen.edge.signatures import OutField, Param, ToolSig
+from kopa_gen.policies.openai import EndpointError
 
 Examples = Mapping[str, Sequence[str | int]]
 
@@ -195,15 +193,10 @@ class LLMScorer:
         timeout_s: float = 60.0,
         backoff_s: float = 1.0,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.model = model
-        self.backoff_s = backoff_s
-        key = os.environ.get(api_key_env, "")
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._http = httpx.AsyncClient(headers=headers, timeout=timeout_s)
+        self.chat = ChatClient(base_url, model, api_key_env, timeout_s, backoff_s)
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        await self.chat.aclose()
 
     def prompt(self, producer: ToolSig, consumer: ToolSig, samples: Samples) -> str:
         outputs = "\n".join(
@@ -230,15 +223,9 @@ class LLMScorer:
     ) -> Proposal | None:
         if producer.name == consumer.name:
             return None
-        body = {
-            "model": self.model,
-            "temperature": 0,
-            "seed": 0,
-            "messages": [{"role": "user", "content": self.prompt(producer, consumer, samples)}],
-        }
         try:
-            text = await complete(self._http, f"{self.base_url}/chat/completions", body, self.backoff_s)
-        except ChatFailure as exc:
+            text = await self.chat.ask(self.prompt(producer, consumer, samples), seed=0)
+        except EndpointError as exc:
             return Proposal(producer.name, consumer.name, 0.0, (), {}, str(exc))
         return parse_proposal(text, producer, consumer)
 

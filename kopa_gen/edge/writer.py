@@ -10,14 +10,12 @@ derived from the executed results before any wording happens.
 
 from __future__ import annotations
 
-import os
 import random
 from typing import Protocol, cast
 
-import httpx
-
-from kopa_gen.edge.chat import ChatFailure, complete
+from kopa_gen.edge.chat import ChatClient
 from kopa_gen.edge.synth import AskKind, Draft
+from kopa_gen.policies.openai import EndpointError
 from kopa_gen.policies.reference import PAGE_ARGS
 from kopa_gen.spec.templates import Reduction, Template, render
 
@@ -91,17 +89,13 @@ class LLMWriter:
     def __init__(
         self, base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY", backoff_s: float = 1.0
     ) -> None:
-        key = os.environ.get(api_key_env, "")
-        self.base_url = base_url.rstrip("/")
-        self.model = model
-        self._http = httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"} if key else {}, timeout=60)
-        self.backoff_s = backoff_s
+        self.chat = ChatClient(base_url, model, api_key_env, backoff_s=backoff_s)
         self.rejected = 0  # rewrites that dropped a value: the template query was kept
         self.failed = 0  # requests the endpoint failed after retries: the template query was kept
         self.last_error = ""
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        await self.chat.aclose()
 
     async def write(self, draft: Draft, template: Template, rng: random.Random) -> str:
         base = template_query(draft, template, rng)
@@ -110,17 +104,9 @@ class LLMWriter:
             "따옴표 안의 이름, 숫자, 연도, 코드는 하나도 빠뜨리거나 바꾸지 마세요. 다시 쓴 문장만 답하세요.\n\n"
             + base
         )
-        body = {
-            "model": self.model,
-            "temperature": 0,
-            "seed": rng.randrange(2**31),
-            "messages": [{"role": "user", "content": prompt}],
-        }
         try:
-            text = (
-                await complete(self._http, f"{self.base_url}/chat/completions", body, self.backoff_s)
-            ).strip()
-        except ChatFailure as exc:
+            text = (await self.chat.ask(prompt, seed=rng.randrange(2**31))).strip()
+        except EndpointError as exc:
             self.failed += 1
             self.last_error = str(exc)
             return base

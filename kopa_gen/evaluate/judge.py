@@ -4,12 +4,10 @@ OpenAI-compatible endpoint is asked whether the response states the gold answer.
 
 from __future__ import annotations
 
-import os
-
 import httpx
 
-from kopa_gen.client.errors import redact
 from kopa_gen.evaluate.answers import Answer
+from kopa_gen.policies.openai import EndpointError, bearer, parse_turn, post_chat
 
 PROMPT = (
     "You grade answers to questions about Korean public data. Gold answer (JSON): {gold}\n"
@@ -48,16 +46,16 @@ class OpenAIJudge:
         )
 
     async def _ask(self, content: str) -> bool | None:
-        key = os.environ.get(self.api_key_env)
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        key, headers = bearer(self.api_key_env)
         body = {"model": self.model, "temperature": 0, "messages": [{"role": "user", "content": content}]}
         try:
             async with httpx.AsyncClient(headers=headers, timeout=self.timeout_s) as http:
-                response = await http.post(f"{self.base_url}/chat/completions", json=body)
-                response.raise_for_status()
-                text = str(response.json()["choices"][0]["message"]["content"] or "")
-        except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
-            self.last_error = redact(str(exc), [key or ""])
+                data = await post_chat(
+                    http, self.base_url, body, key=key, retries=0, backoff_s=0, call_timeout_s=self.timeout_s
+                )
+            text = parse_turn(data, 0).content
+        except EndpointError as exc:
+            self.last_error = str(exc)
             return None
         word = text.strip().upper()
         if word.startswith("YES"):

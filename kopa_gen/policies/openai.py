@@ -145,7 +145,9 @@ def parse_turn(body: Any, turn: int) -> Turn:
     try:
         completion = _Completion.model_validate(body)
     except ValidationError as exc:
-        raise EndpointError(f"malformed chat completion: {exc.errors()[0]['msg']}") from exc
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"]))
+        raise EndpointError(f"malformed chat completion: {where}: {first['msg']}") from exc
     choice = completion.choices[0]
     content = choice.message.content
     if isinstance(content, list):
@@ -167,6 +169,53 @@ class EndpointError(Exception):
 
 def _retryable(status: int) -> bool:
     return status == 429 or status >= 500
+
+
+def bearer(api_key_env: str) -> tuple[str | None, dict[str, str]]:
+    """The key in the environment variable `api_key_env` (None when unset) and the headers it makes: a Bearer
+    token, or none at all (a local vLLM without `--api-key`)."""
+    key = os.environ.get(api_key_env) or None
+    return key, ({"Authorization": f"Bearer {key}"} if key else {})
+
+
+async def post_chat(
+    client: httpx.AsyncClient,
+    base_url: str,
+    body: dict[str, Any],
+    *,
+    key: str | None,
+    retries: int,
+    backoff_s: float,
+    call_timeout_s: float,
+) -> Any:
+    """POST one chat completion and return its JSON body. Time-outs, transport errors, 429 and 5xx are retried
+    `retries` times with doubling back-off; what still fails raises `EndpointError`, redacted of `key`. Shared
+    by the policy, EDGE's LLM scorer and writer, and the LLM judge."""
+    url = f"{base_url}/chat/completions"
+    failure = ""
+    for attempt in range(retries + 1):
+        if attempt:
+            delay = backoff_s * 2 ** (attempt - 1)
+            log.warning("chat completion failed (%s); retry %d in %.2fs", failure, attempt, delay)
+            await asyncio.sleep(delay)
+        try:
+            async with asyncio.timeout(call_timeout_s):
+                response = await client.post(url, json=body)
+        except (TimeoutError, httpx.TimeoutException):
+            failure = f"no response within {call_timeout_s:g}s"
+            continue
+        except httpx.TransportError as exc:
+            failure = redact(f"{type(exc).__name__}: {exc}", [key or ""])
+            continue
+        if response.status_code == 200:
+            try:
+                return response.json()
+            except ValueError as exc:
+                raise EndpointError("chat completion is not JSON") from exc
+        failure = redact(f"HTTP {response.status_code}: {response.text[:500]}", [key or ""])
+        if not _retryable(response.status_code):
+            raise EndpointError(f"chat completions at {base_url} failed: {failure}")
+    raise EndpointError(f"chat completions at {base_url} failed after {retries + 1} attempts: {failure}")
 
 
 @register("openai")
@@ -220,8 +269,7 @@ class OpenAIPolicy:
                 {"role": "user", "content": ctx.task.query},
             ],
         )
-        key = os.environ.get(self.api_key_env) or None
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        key, headers = bearer(self.api_key_env)
         try:
             async with (
                 asyncio.timeout(self.episode_timeout_s),
@@ -291,9 +339,6 @@ class _Endpoint:
     key: str | None
     seed: int = 0
 
-    def _redact(self, text: str) -> str:
-        return redact(text, [self.key or ""])
-
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         p = self.policy
         body: dict[str, Any] = {
@@ -305,30 +350,12 @@ class _Endpoint:
         if tools:
             body |= {"tools": tools, "tool_choice": "auto", "parallel_tool_calls": True}
         body |= p.extra_body
-        url = f"{p.base_url}/chat/completions"
-        failure = ""
-        for attempt in range(p.retries + 1):
-            if attempt:
-                delay = p.backoff_s * 2 ** (attempt - 1)
-                log.warning("chat completion failed (%s); retry %d in %.2fs", failure, attempt, delay)
-                await asyncio.sleep(delay)
-            try:
-                async with asyncio.timeout(p.call_timeout_s):
-                    response = await self.client.post(url, json=body)
-            except (TimeoutError, httpx.TimeoutException):
-                failure = f"no response within {p.call_timeout_s:g}s"
-                continue
-            except httpx.TransportError as exc:
-                failure = self._redact(f"{type(exc).__name__}: {exc}")
-                continue
-            if response.status_code == 200:
-                try:
-                    return response.json()
-                except ValueError as exc:
-                    raise EndpointError("chat completion is not JSON") from exc
-            failure = self._redact(f"HTTP {response.status_code}: {response.text[:500]}")
-            if not _retryable(response.status_code):
-                raise EndpointError(self._redact(f"chat completions at {p.base_url} failed: {failure}"))
-        raise EndpointError(
-            self._redact(f"chat completions at {p.base_url} failed after {p.retries + 1} attempts: {failure}")
+        return await post_chat(
+            self.client,
+            p.base_url,
+            body,
+            key=self.key,
+            retries=p.retries,
+            backoff_s=p.backoff_s,
+            call_timeout_s=p.call_timeout_s,
         )

@@ -66,6 +66,17 @@ def hermes_tool_calls(calls: list[tuple[str, Any]]) -> str:
     )
 
 
+def replay_script(record: dict[str, Any]) -> list[str]:
+    """A `kopa-gen eval` episode record as a generator script: each turn's tool calls (hermes format), then the
+    final message."""
+    calls = record["calls"]
+    turns = [
+        hermes_tool_calls([(calls[i]["tool"], calls[i]["arguments"]) for i in turn])
+        for turn in record["turns"]
+    ]
+    return [t + "<|im_end|>" for t in [*turns, record["final_message"]]]
+
+
 class LoopHarness:
     """One test's verl setup: config, tokenizer, tools (from our YAML) and the agent-loop entry (from our YAML)."""
 
