@@ -72,7 +72,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     project = _project(args)
     platform = project.platform(args.platform)
     client = platform_client(project, platform.id, args.live)
-    server = generated_module(platform.id).create_server(client)
+    server = generated_module(platform.id, root=project.root).create_server(client)
     if args.transport == "stdio":
         from mcp.server.stdio import stdio_server
 
@@ -119,7 +119,7 @@ def cmd_call(args: argparse.Namespace) -> int:
     async def run() -> Any:
         client = platform_client(project, platform.id, args.live)
         async with client:
-            box = generated_module(platform.id).create_toolbox(client)
+            box = generated_module(platform.id, root=project.root).create_toolbox(client)
             return await box.call(args.tool, arguments)
 
     outcome = asyncio.run(run())
@@ -191,6 +191,23 @@ def cmd_report(args: argparse.Namespace) -> int:
     print(md)
     print(f"wrote {out / 'report.md'} and {out / 'report.html'}")
     return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from kopa_gen.evaluate.probe import ProbeError, probe
+
+    project = _project(args)
+    if args.task_dir:
+        project = project.with_task_set(Path(args.task_dir))
+    try:
+        verdict = asyncio.run(
+            probe(project, args.task, args.answer, Path(args.calls) if args.calls else None, args.seed)
+        )
+    except ProbeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(verdict, ensure_ascii=False, indent=1))
+    return 0 if verdict["reward"] else 1
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -412,6 +429,20 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--k", type=int, default=4, help="k of pass@k")
     rp.add_argument("--out", help="where to write report.md and report.html (default: the first run folder)")
     rp.set_defaults(func=cmd_report)
+
+    sc = sub.add_parser(
+        "score",
+        help="score one candidate answer (and call log) for one task; prints the axes and reasons as JSON",
+    )
+    sc.add_argument("task", help="task id, e.g. fin-003")
+    sc.add_argument("--answer", required=True, help="the candidate final message")
+    sc.add_argument(
+        "--calls",
+        help="a call log to replay in the sandbox: JSON list of {tool, arguments}, {calls, turns}, or JSON Lines",
+    )
+    sc.add_argument("--task-dir", help="a synthesized task set instead of the benchmark")
+    sc.add_argument("--seed", type=int, default=0, help="sandbox seed for the replay")
+    sc.set_defaults(func=cmd_score)
 
     st = sub.add_parser("stats", help="the benchmark table and handoff statistics of the tasks")
     st.set_defaults(func=cmd_stats)

@@ -23,7 +23,7 @@ async def run_demo(project: Project) -> int:
         for platform in project.platforms:
             http = sandbox_client(sandbox, platform.id)
             stack.push_async_callback(http.aclose)
-            server = generated_module(platform.id).create_server(http)
+            server = generated_module(platform.id, root=project.root).create_server(http)
             clients[platform.id] = await stack.enter_async_context(Client(server))
 
         async def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:

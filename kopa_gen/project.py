@@ -70,6 +70,17 @@ class Project:
                 return p
         raise KeyError(f"no platform has a tool named {tool!r}")
 
+    def page_params(self, tool: str) -> tuple[str, str] | None:
+        """The (page number, page size) arguments of a tool that pages its rows; None for one that does not."""
+        platform = self.platform_of(tool)
+        op = platform.operation(tool)
+        if op.kopa.shape == "file":
+            return ("page", "page_size")
+        paging = platform.kopa.paging
+        if paging is not None and platform.paged(op):
+            return (paging.page, paging.size)
+        return None
+
     def platform(self, pid: str) -> Platform:
         for p in self.platforms:
             if p.id == pid:

@@ -81,7 +81,7 @@ def main() -> None:
                 await asyncio.gather(
                     *(s.call(record["calls"][i]["tool"], record["calls"][i]["arguments"]) for i in turn)
                 )
-            json.dumps(s.state_hash())
+            json.dumps(s.state_hash(fixture.get("state_scope") or []))
 
     start = time.perf_counter()
     for _ in range(args.reps):

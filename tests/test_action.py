@@ -1,6 +1,8 @@
-"""ACTION axis: call matching, Corr, CR, MPC on constructed gold chains and agent call logs.
+"""ACTION axis: call matching, page coverage, alternatives, Corr, CR, MPC on constructed gold chains and agent
+call logs.
 
 Every expected value below is worked out by hand; none is computed by the code under test.
+ACTION = (Corr + Corr * Eff) / 2, Eff = (CR + MPC) / 2.
 """
 
 from __future__ import annotations
@@ -12,9 +14,8 @@ from typing import Any
 
 import pytest
 
-from kopa_gen.evaluate.action import canonical, compared_arguments, match_calls, score_action
+from kopa_gen.evaluate.action import canonical, match_calls, score_action
 from kopa_gen.runtime.session import CallRecord
-from kopa_gen.spec.task import Task
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,6 +26,7 @@ class Call:
     tool: str
     arguments: Any
     is_error: bool = False
+    structured: dict[str, Any] | None = None
 
 
 CORP: dict[str, Any] = {"id": "corp", "tool": "dart_corp_code", "args": {"corp_name": "삼성전자"}}
@@ -55,56 +57,64 @@ def with_args(gold: dict[str, Any], **changes: Any) -> dict[str, Any]:
     return {**gold, "args": {**gold["args"], **changes}}
 
 
+def scores(gold: Any, calls: list[Any], turns: list[list[int]]) -> tuple[float, ...]:
+    s = score_action(gold, calls, turns)
+    return (s.corr, s.cr, s.mpc, s.eff, s.action)
+
+
 def test_perfect_replay_scores_one() -> None:
-    score = score_action(GOLD, None, replay(CORP, A25, A24, NOTE), [[0], [1, 2], [3]])
+    score = score_action(GOLD, replay(CORP, A25, A24, NOTE), [[0], [1, 2], [3]])
     assert (score.corr, score.cr, score.mpc, score.eff, score.action) == (1.0, 1.0, 1.0, 1.0, 1.0)
     assert score.matched == [("corp", 0), ("a25", 1), ("a24", 2), ("note", 3)]
 
 
 def test_missing_call() -> None:
-    # corr 3/4; cr min(1, 4/3) = 1; the parallel step lacks a24 -> mpc 0; eff 0.5; action (0.75 + 0.5) / 2.
-    score = score_action(GOLD, None, replay(CORP, A25, NOTE), [[0], [1], [2]])
-    assert score.corr == 0.75
-    assert score.cr == 1.0
-    assert score.mpc == 0.0
-    assert score.eff == 0.5
-    assert score.action == 0.625
+    # corr 3/4; cr min(1, 4/3) = 1; the parallel step lacks a24 -> mpc 0; eff 0.5;
+    # action (0.75 + 0.75 * 0.5) / 2 = 0.5625
+    score = score_action(GOLD, replay(CORP, A25, NOTE), [[0], [1], [2]])
+    assert (score.corr, score.cr, score.mpc, score.eff, score.action) == (0.75, 1.0, 0.0, 0.5, 0.5625)
     assert score.matched == [("corp", 0), ("a25", 1), ("note", 2)]
 
 
 def test_wrong_argument_does_not_match() -> None:
     calls = replay(CORP, A25, with_args(A24, bsns_year="2023"), NOTE)
-    score = score_action(GOLD, None, calls, [[0], [1, 2], [3]])
-    # corr 3/4; cr 4/4; a24 unmatched -> mpc 0; action (0.75 + 0.5) / 2
-    assert (score.corr, score.cr, score.mpc, score.action) == (0.75, 1.0, 0.0, 0.625)
-    assert ("a24", 2) not in score.matched
+    assert scores(GOLD, calls, [[0], [1, 2], [3]]) == (0.75, 1.0, 0.0, 0.5, 0.5625)
 
 
-def test_compared_arguments_limit_the_check() -> None:
+def test_compare_lists_in_the_fixture_limit_the_check() -> None:
     calls = replay(CORP, A25, A24, with_args(NOTE, content="전혀 다른 내용", extra="무시"))
-    assert score_action(GOLD, None, calls, [[0], [1, 2], [3]]).corr == 0.75
-    assert score_action(GOLD, {"note": ["path"]}, calls, [[0], [1, 2], [3]]).action == 1.0
+    assert score_action(GOLD, calls, [[0], [1, 2], [3]]).corr == 0.75
+    path_only = [[CORP], [A25, A24], [{**NOTE, "compare": ["path"]}]]
+    assert score_action(path_only, calls, [[0], [1, 2], [3]]).action == 1.0
     # An empty compare list checks the tool only.
     only_tool = replay(CORP, A25, A24, with_args(NOTE, path="other.txt"))
-    assert score_action(GOLD, {"note": []}, only_tool, [[0], [1, 2], [3]]).corr == 1.0
+    tool_only = [[CORP], [A25, A24], [{**NOTE, "compare": []}]]
+    assert score_action(tool_only, only_tool, [[0], [1, 2], [3]]).corr == 1.0
 
 
 def test_extra_redundant_calls_lower_cr_only() -> None:
-    # 8 agent calls for 4 gold calls: corr 1, cr 0.5, mpc 1, eff 0.75, action 0.875.
+    # 8 agent calls for 4 gold calls: corr 1, cr 0.5, mpc 1, eff 0.75, action (1 + 0.75) / 2 = 0.875.
     calls = replay(CORP, CORP, CORP, CORP, A25, A24, NOTE, NOTE)
-    score = score_action(GOLD, None, calls, [[0], [1], [2], [3], [4, 5], [6], [7]])
+    score = score_action(GOLD, calls, [[0], [1], [2], [3], [4, 5], [6], [7]])
     assert (score.corr, score.cr, score.mpc, score.eff, score.action) == (1.0, 0.5, 1.0, 0.75, 0.875)
     assert score.matched == [("corp", 0), ("a25", 4), ("a24", 5), ("note", 6)]
 
 
 def test_parallel_step_issued_sequentially() -> None:
     calls = replay(CORP, A25, A24, NOTE)
-    score = score_action(GOLD, None, calls, [[0], [1], [2], [3]])
-    assert (score.corr, score.cr, score.mpc, score.eff, score.action) == (1.0, 1.0, 0.0, 0.5, 0.75)
+    assert scores(GOLD, calls, [[0], [1], [2], [3]]) == (1.0, 1.0, 0.0, 0.5, 0.75)
     # No turn record at all: every call is its own turn.
-    assert score_action(GOLD, None, calls, []).mpc == 0.0
+    assert score_action(GOLD, calls, []).mpc == 0.0
     # A turn may hold more than the parallel step.
-    assert score_action(GOLD, None, calls, [[0, 1, 2], [3]]).mpc == 1.0
+    assert score_action(GOLD, calls, [[0, 1, 2], [3]]).mpc == 1.0
+
+
+def test_efficiency_counts_only_as_far_as_the_calls_were_correct() -> None:
+    # One call that errors: corr 0, so no ACTION however "efficient" (it used to score 0.5).
+    erroring = [Call(0, "dart_corp_code", {"corp_name": "삼성전자"}, is_error=True)]
+    assert scores([[CORP]], erroring, [[0]]) == (0.0, 1.0, 1.0, 1.0, 0.0)
+    # One wrong call for a one-call chain: the same.
+    assert score_action([[CORP]], replay(with_args(CORP, corp_name="LG")), [[0]]).action == 0.0
 
 
 def test_error_calls_do_not_match_but_count() -> None:
@@ -112,28 +122,113 @@ def test_error_calls_do_not_match_but_count() -> None:
         Call(0, "dart_corp_code", {"corp_name": "삼성전자"}, is_error=True),
         *replay(A25, A24, NOTE, start=1),
     ]
-    score = score_action(GOLD, None, calls, [[0], [1, 2], [3]])
-    # corr 3/4; cr 4/4; mpc 1; eff 1; action (0.75 + 1) / 2
-    assert (score.corr, score.cr, score.mpc, score.action) == (0.75, 1.0, 1.0, 0.875)
+    score = score_action(GOLD, calls, [[0], [1, 2], [3]])
+    # corr 3/4; cr 4/4; mpc 1; eff 1; action (0.75 + 0.75) / 2
+    assert (score.corr, score.cr, score.mpc, score.action) == (0.75, 1.0, 1.0, 0.75)
     assert score.matched == [("a25", 1), ("a24", 2), ("note", 3)]
 
     retried = [calls[0], *replay(CORP, A25, A24, NOTE, start=1)]
-    score = score_action(GOLD, None, retried, [[0], [1], [2, 3], [4]])
-    # corr 1; cr 4/5 = 0.8; mpc 1; eff 0.9; action 0.95
+    score = score_action(GOLD, retried, [[0], [1], [2, 3], [4]])
+    # corr 1; cr 4/5 = 0.8; mpc 1; eff 0.9; action (1 + 0.9) / 2 = 0.95
     assert (score.corr, score.cr, score.mpc) == (1.0, 0.8, 1.0)
     assert score.eff == pytest.approx(0.9)
     assert score.action == pytest.approx(0.95)
     assert score.matched[0] == ("corp", 1)
 
 
+PAGING = {"params": ["pageNo", "numOfRows"]}
+# a list call read to the end at 10 rows a page: 25 rows, 3 pages, each its own (sequential) step
+PAGED = [
+    [{"id": "d", "key": f"d@{p}", "tool": "t", "args": {"q": "x", "pageNo": p, "numOfRows": 10},
+      "paging": {**PAGING, "rows": rows}}]
+    for p, rows in ((1, [0, 10]), (2, [10, 20]), (3, [20, 25]))
+]  # fmt: skip
+
+
+def page(index: int, number: int, size: int, q: str = "x", total: int = 25) -> Call:
+    return Call(
+        index,
+        "t",
+        {"q": q, "pageNo": number, "numOfRows": size},
+        structured={"page": number, "page_size": size, "total_count": total, "rows": []},
+    )
+
+
+def test_pages_are_matched_by_the_rows_they_cover() -> None:
+    every = [page(0, 1, 10), page(1, 2, 10), page(2, 3, 10)]
+    assert scores(PAGED, every, [[0], [1], [2]]) == (1.0, 1.0, 1.0, 1.0, 1.0)
+    # one large page covers all three gold pages: corr 1, cr min(1, 3/1) = 1
+    score = score_action(PAGED, [page(0, 1, 100)], [[0]])
+    assert (score.corr, score.cr, score.action) == (1.0, 1.0, 1.0)
+    assert score.matched == [("d@1", 0), ("d@2", 0), ("d@3", 0)]
+
+
+def test_page_one_twice_never_covers_page_two() -> None:
+    # corr 1/3; cr min(1, 3/2) = 1; mpc 1 (no parallel step); action (1/3 + 1/3) / 2 = 1/3
+    score = score_action(PAGED, [page(0, 1, 10), page(1, 1, 10)], [[0], [1]])
+    assert score.corr == pytest.approx(1 / 3)
+    assert score.action == pytest.approx(1 / 3)
+    assert score.matched == [("d@1", 0)]
+
+
+def test_a_gap_between_pages_leaves_the_page_uncovered() -> None:
+    # rows 0-9 (page 1 of 10) and 15-24 (page 2 of 15): gold page 2 (10-19) has a gap at 10-14
+    score = score_action(PAGED, [page(0, 1, 10), page(1, 2, 15)], [[0], [1]])
+    assert score.matched == [("d@1", 0), ("d@3", 1)]
+    # the wrong query argument covers nothing
+    assert score_action(PAGED, [page(0, 1, 100, q="y")], [[0]]).corr == 0.0
+
+
+def test_alternatives_match_in_place_of_the_gold_call() -> None:
+    gold = [[{"id": "a", "tool": "t", "args": {"x": "1"}, "alternatives": [
+        {"tool": "u", "args": {"y": "2", "z": "free"}, "compare": ["y"]}
+    ]}]]  # fmt: skip
+    assert score_action(gold, [Call(0, "u", {"y": 2, "z": "other"})], [[0]]).action == 1.0
+    assert score_action(gold, [Call(0, "u", {"y": 3})], [[0]]).action == 0.0
+    assert score_action(gold, [Call(0, "t", {"x": 1})], [[0]]).action == 1.0
+
+
+def test_indices_and_turns_use_call_index() -> None:
+    calls = replay(CORP, A25, A24, NOTE, start=10)
+    score = score_action(GOLD, calls, [[10], [11, 12], [13]])
+    assert score.action == 1.0
+    assert score.matched == [("corp", 10), ("a25", 11), ("a24", 12), ("note", 13)]
+
+
+def test_session_call_records_fit() -> None:
+    records = [
+        CallRecord(i, g["tool"], dict(g["args"]), False, "{}", {}, None, 1.0)
+        for i, g in enumerate([CORP, A25, A24, NOTE])
+    ]
+    assert score_action(GOLD, records, [[0], [1, 2], [3]]).action == 1.0
+
+
+def test_gold_fixture_replays_to_one() -> None:
+    fixture = json.loads((ROOT / "generated/fixtures/finance/fin-005.json").read_text(encoding="utf-8"))
+    units = [u for step in fixture["steps"] for u in step]
+    calls = [Call(i, u["tool"], u["args"], structured=_result(u)) for i, u in enumerate(units)]
+    score = score_action(fixture["steps"], calls, [[c.index] for c in calls])
+    assert score.action == 1.0
+    assert [key for key, _ in score.matched] == [u["key"] for u in units]
+
+
+def _result(unit: dict[str, Any]) -> dict[str, Any] | None:
+    paging = unit.get("paging")
+    if not paging:
+        return None
+    start = paging["rows"][0]
+    size = unit["args"].get(paging["params"][1], 10)
+    return {"page": start // size + 1, "page_size": size, "total_count": unit["total_count"], "rows": []}
+
+
 def test_numeric_strings_equal_numbers() -> None:
     calls = replay(
         CORP, with_args(A25, bsns_year=2025, reprt_code=11011), with_args(A24, bsns_year=2024.0), NOTE
     )
-    assert score_action(GOLD, None, calls, [[0], [1, 2], [3]]).action == 1.0
+    assert score_action(GOLD, calls, [[0], [1, 2], [3]]).action == 1.0
     # A leading zero makes a code an identifier: 126380 is not "00126380".
     wrong_code = replay(CORP, with_args(A25, corp_code=126380), A24, NOTE)
-    assert score_action(GOLD, None, wrong_code, [[0], [1, 2], [3]]).corr == 0.75
+    assert score_action(GOLD, wrong_code, [[0], [1, 2], [3]]).corr == 0.75
 
 
 def test_value_normalization() -> None:
@@ -153,10 +248,9 @@ def test_value_normalization() -> None:
 
 
 def test_none_equals_absent_argument() -> None:
-    gold = [[{"id": "x", "tool": "t", "args": {"a": "1"}}]]
-    compared = {"x": ["a", "b"]}
-    assert score_action(gold, compared, [Call(0, "t", {"a": 1, "b": None})], [[0]]).corr == 1.0
-    assert score_action(gold, compared, [Call(0, "t", {"a": 1, "b": 0})], [[0]]).corr == 0.0
+    gold = [[{"id": "x", "tool": "t", "args": {"a": "1"}, "compare": ["a", "b"]}]]
+    assert score_action(gold, [Call(0, "t", {"a": 1, "b": None})], [[0]]).corr == 1.0
+    assert score_action(gold, [Call(0, "t", {"a": 1, "b": 0})], [[0]]).corr == 0.0
 
 
 def test_odd_agent_arguments_never_raise() -> None:
@@ -166,85 +260,28 @@ def test_odd_agent_arguments_never_raise() -> None:
     odd: list[Any] = [None, "corp_name=삼성전자", ["삼성전자"], 7, {"corp_name": deep}, {1: "a", None: 2}]
     calls = [Call(i, "dart_corp_code", arguments) for i, arguments in enumerate(odd)]
     calls.append(Call(len(odd), "dart_corp_code", {"corp_name": object()}))
-    score = score_action(GOLD, None, calls, [list(range(len(calls)))])
+    score = score_action(GOLD, calls, [list(range(len(calls)))])
     assert score.corr == 0.0
     assert score.matched == []
     # A gold call without arguments is matched by a call with non-dict arguments (nothing to compare).
     bare = [[{"id": "k", "tool": "t", "args": {}}]]
-    assert score_action(bare, None, [Call(0, "t", "garbage")], [[0]]).corr == 1.0
+    assert score_action(bare, [Call(0, "t", "garbage")], [[0]]).corr == 1.0
 
 
 def test_no_calls() -> None:
-    score = score_action(GOLD, None, [], [])
-    assert (score.corr, score.cr, score.mpc, score.action) == (0.0, 0.0, 0.0, 0.0)
-    sequential = [[CORP], [NOTE]]
-    score = score_action(sequential, None, [], [])
-    # no call at all earns no efficiency credit, even without parallel steps
-    assert (score.corr, score.cr, score.mpc, score.action) == (0.0, 0.0, 0.0, 0.0)
-    empty = score_action([], None, [], [])
-    assert (empty.corr, empty.cr, empty.mpc, empty.action) == (1.0, 1.0, 1.0, 1.0)
+    assert scores(GOLD, [], []) == (0.0, 0.0, 0.0, 0.0, 0.0)
+    assert scores([[CORP], [NOTE]], [], []) == (0.0, 0.0, 0.0, 0.0, 0.0)
+    assert scores([], [], []) == (1.0, 1.0, 1.0, 1.0, 1.0)
 
 
 def test_matching_is_one_to_one_and_greedy_in_order() -> None:
     twice = [[{"id": "p", "tool": "t", "args": {"a": 1}}, {"id": "q", "tool": "t", "args": {"a": 1}}]]
-    assert match_calls(twice, None, [Call(0, "t", {"a": 1})]) == [("p", 0)]
-    assert match_calls(twice, None, [Call(0, "t", {"a": 1}), Call(1, "t", {"a": "1"})]) == [
-        ("p", 0),
-        ("q", 1),
-    ]
+    assert match_calls(twice, [Call(0, "t", {"a": 1})]) == [("p", 0)]
+    assert match_calls(twice, [Call(0, "t", {"a": 1}), Call(1, "t", {"a": "1"})]) == [("p", 0), ("q", 1)]
     # Agent order does not matter: the gold call takes the earliest matching agent call.
-    assert match_calls(GOLD, None, replay(NOTE, A24, A25, CORP)) == [
+    assert match_calls(GOLD, replay(NOTE, A24, A25, CORP)) == [
         ("corp", 3),
         ("a25", 2),
         ("a24", 1),
         ("note", 0),
     ]
-
-
-def test_indices_and_turns_use_call_index() -> None:
-    calls = replay(CORP, A25, A24, NOTE, start=10)
-    score = score_action(GOLD, None, calls, [[10], [11, 12], [13]])
-    assert score.action == 1.0
-    assert score.matched == [("corp", 10), ("a25", 11), ("a24", 12), ("note", 13)]
-
-
-def test_session_call_records_fit() -> None:
-    records = [
-        CallRecord(i, g["tool"], dict(g["args"]), False, "{}", {}, None, 1.0)
-        for i, g in enumerate([CORP, A25, A24, NOTE])
-    ]
-    assert score_action(GOLD, None, records, [[0], [1, 2], [3]]).action == 1.0
-
-
-def test_gold_fixture_replays_to_one() -> None:
-    fixture = json.loads((ROOT / "generated/fixtures/finance/fin-001.json").read_text(encoding="utf-8"))
-    calls = [
-        Call(i, c["tool"], c["args"]) for i, c in enumerate(c for step in fixture["steps"] for c in step)
-    ]
-    score = score_action(fixture["steps"], None, calls, [[c.index] for c in calls])
-    assert score.action == 1.0
-    assert score.matched == [("corp", 0), ("accounts", 1)]
-
-
-def test_compared_arguments_from_task() -> None:
-    task = Task.model_validate(
-        {
-            "id": "fin-009",
-            "domain": "finance",
-            "query": "질문",
-            "system": {"today": "2026-11-29", "keys": ["dart"]},
-            "max_calls": 4,
-            "reward": ["RESPONSE"],
-            "gold": [
-                {
-                    "calls": [
-                        {"id": "a", "tool": "t", "args": {"x": "1", "y": "2"}, "compare": ["x"]},
-                        {"id": "b", "tool": "t", "args": {"x": "3"}},
-                    ]
-                }
-            ],
-            "answer": {"kind": "number", "value": 1},
-            "answer_from": {"from": "a", "path": "rows[0].v"},
-        }
-    )
-    assert compared_arguments(task) == {"a": ["x"]}

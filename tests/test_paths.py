@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from kopa_gen.runtime.paths import PathError, evaluate, select
+from kopa_gen.runtime.paths import PathError, evaluate, pool, select
 
 RESULT = {
     "total_count": 3,
@@ -101,22 +101,91 @@ def test_extremes_keep_every_row_at_the_maximum_or_minimum() -> None:
     assert evaluate(DATED, "rows[amount=@min].name") == "나"
     assert evaluate(DATED, "rows[sd=부산][amount=@max].name") == "다"
     assert evaluate(RESULT, "rows[clpr=@min].corp_code") == "00999999"  # "-.39"
-    assert select(DATED, "rows[name=@max]").values == []  # no numbers at all: nothing is the maximum
+    # no numbers at all: text decides (YYYY.MM.DD dates, names)
+    assert [r["name"] for r in select(DATED, "rows[name=@max]").values] == ["마"]
     with pytest.raises(PathError, match="selects 2 values where one is needed"):
         evaluate(DATED, "rows[amount=@max].name")
 
 
-def test_mode_is_the_most_frequent_value_and_a_tie_goes_to_the_first_seen() -> None:
+def test_mode_is_the_most_frequent_value_and_a_tie_has_no_answer() -> None:
     assert (
         evaluate({"rows": [{"v": "b"}, {"v": "a"}, {"v": "a"}, {"v": "b"}, {"v": "a"}]}, "mode(rows[*].v)")
         == "a"
     )
-    assert evaluate(DATED, "mode(rows[*].sd)") == "서울"  # 서울 2, 부산 2: 서울 came first
     assert evaluate(DATED, "mode(rows[*].amount)") == "1,500"
+    with pytest.raises(PathError, match=r"mode: 2 values are equally frequent \(서울, 부산, each 2x\)"):
+        evaluate(DATED, "mode(rows[*].sd)")
     with pytest.raises(PathError, match="nothing to reduce"):
         evaluate(DATED, "mode(rows[name=바].sd)")
 
 
-def test_a_selector_that_is_no_filter_says_what_would_be() -> None:
-    with pytest.raises(PathError, match=r"selector \[x\] is not an index, \*, field=value"):
-        evaluate(DATED, "rows[x].name")
+def test_blank_tests_contains_and_prefixes() -> None:
+    assert names(DATED, "rows[bas_dt]") == ["가", "나", "다"]  # '' and missing are blank
+    assert names(DATED, "rows[!bas_dt]") == ["라", "마"]
+    assert [r["corp_code"] for r in select(RESULT, "rows[stock_code]").values] == ["00126380", "00164779"]
+    assert names(DATED, "rows[sd~=서]") == ["가", "라"]
+    assert names(DATED, "rows[bas_dt^=2024]") == ["가", "다"]
+    assert names(DATED, "rows[amount$=00]") == ["가", "나", "다"]
+
+
+def test_a_broken_selector_says_what_a_selector_is() -> None:
+    with pytest.raises(PathError, match=r"a selector is \[index\], \[\*\], \[field\], \[!field\]"):
+        evaluate(DATED, "rows[amount 3].name")
+    with pytest.raises(PathError, match=r"@max goes with '='"):
+        evaluate(DATED, "rows[amount>@max].name")
+
+
+ADDRESS = {"record": {"adres": "부산광역시 영도구 봉래동5가 디지털로 340", "cls": "K", "when": "20261016"}}
+
+
+def test_functions_take_their_input_around_or_after_a_pipe() -> None:
+    assert evaluate(RESULT, "max(rows[*].clpr)") == evaluate(RESULT, "rows[*].clpr | max") == 180000
+    assert evaluate(ADDRESS, "record.adres | words(0, 2)") == "부산광역시 영도구"
+    assert evaluate(ADDRESS, "record.adres | split(' ', 2)") == "봉래동5가"
+    assert evaluate(ADDRESS, "record.adres | regex('(\\S+가) ')") == "봉래동5가"
+    assert evaluate(ADDRESS, "record.adres | prefix(5)") == "부산광역시"
+    assert evaluate(ADDRESS, "record.adres | suffix(3)") == "340"
+    assert evaluate(ADDRESS, "record.adres | slice(6, 9)") == "영도구"
+    assert evaluate(ADDRESS, "record.cls | map('Y=코스피', 'K=코스닥')") == "코스닥"
+    assert evaluate({"v": "1073.0 Kcal"}, "v | number") == 1073
+    assert evaluate({"v": "1073.0 Kcal"}, "v | number | fixed(1)") == "1073.0"
+    assert evaluate({"v": "-1,234.5원"}, "v | number | abs") == 1234.5
+    assert evaluate({"v": "2.345"}, "v | round(2)") == 2.35
+    assert evaluate(RESULT, "rows[*].stock_code | join('/')") == "005930/000660/ "
+    assert evaluate(DATED, "rows[*].sd | unique | list") == ["서울", "부산", None]
+    assert evaluate(DATED, "rows[*].amount | sort | take(2)") == ["900", "1,500"]  # numbers first
+
+
+def test_date_arithmetic() -> None:
+    assert evaluate(ADDRESS, "record.when | add_days(16)") == "2026-11-01"
+    assert evaluate(ADDRESS, "record.when | add_days(-16) | ymd") == "20260930"
+    assert evaluate({"d": "2026-01-31"}, "d | add_months(1)") == "2026-02-28"
+    assert evaluate(ADDRESS, "record.when | weekday") == "금"
+    with pytest.raises(PathError, match="'2026-13-01' is not a valid date"):
+        evaluate({"d": "2026-13-01"}, "d | date")
+
+
+def test_references_fill_filter_values_and_arguments() -> None:
+    env = {"code": "005930", "n": 2}
+    assert evaluate(RESULT, "rows[stock_code={code}].corp_code", env) == "00126380"
+    assert evaluate(ADDRESS, "record.adres | words(0, {n})", env) == "부산광역시 영도구"
+    with pytest.raises(PathError, match=r"unknown reference \{who\}; references given: code, n"):
+        evaluate(RESULT, "rows[stock_code={who}].corp_code", env)
+
+
+def test_korean_field_names_and_nested_filters() -> None:
+    law = {"법령": [{"법령명한글": "민법", "조문": [{"조문번호": "1"}, {"조문번호": "2"}]}]}
+    assert evaluate(law, "법령[법령명한글=민법].조문[*].조문번호 | count") == 2
+    fan = [
+        {"each": {"name": "A"}, "result": {"total_count": 3}},
+        {"each": {"name": "B"}, "result": {"total_count": 5}},
+    ]
+    assert evaluate(fan, "[result.total_count=@max].each.name") == "B"
+    assert evaluate(fan, "[*].result.total_count | sum") == 8
+
+
+def test_pool_is_what_the_choice_was_made_among() -> None:
+    assert pool(RESULT, "rows[stock_code=005930].corp_code") == ["00126380", "00164779", "00999999"]
+    assert pool(RESULT, "max(rows[*].clpr)") == ["57,600", "180,000", "-.39", 180000]
+    assert pool(RESULT, "count(rows[stock_code!=005930])") == [3, 2]
+    assert pool(ADDRESS, "record.adres | words(0, 2)") == ["부산광역시 영도구"]

@@ -51,7 +51,7 @@ OUTLINE = sig(
     (
         Param("crno", "string", False, "법인등록번호 13자리 (하이픈 없이)", pattern="^[0-9]{13}$"),
         Param("corpNm", "string", False, "법인명"),
-        Param("pageNo", "integer", False, "페이지 번호"),  # paging: never bound
+        Param("pageNo", "integer", False, "페이지 번호", paging=True),  # paging: never bound
     ),
     (),
 )

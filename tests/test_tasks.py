@@ -81,10 +81,13 @@ def test_references_must_point_backwards_and_action_is_never_alone(tmp_path: Pat
         "answer_from": {"from": "b", "path": "rows[0].price"},
     }
     (found,) = task_errors(tmp_path, forward)
-    assert "gold[0] a.name refers to 'b', found in no earlier step" in found
-    alone = {**TASK, "reward": ["ACTION"], "answer": None, "answer_from": None}
-    (found,) = task_errors(tmp_path / "x", alone)
-    assert "ACTION is never used alone; add RESPONSE or ENVIRONMENT" in found
+    assert "gold[0] a refers to 'b', found in no earlier step" in found
+    action = {**TASK, "reward": ["RESPONSE", "ACTION"]}
+    (found,) = task_errors(tmp_path / "x", action)
+    assert found.endswith(
+        "reward: error: Value error, ACTION is always reported and never decides the reward; remove it from "
+        "`reward` (keep RESPONSE and/or ENVIRONMENT)"
+    )
     extra = {**TASK, "colour": "red"}
     (found,) = task_errors(tmp_path / "y", extra)
     assert found.endswith(
@@ -125,7 +128,8 @@ def test_a_declared_answer_the_chain_does_not_give_is_a_build_error(
     diags = Diagnostics()
     assert asyncio.run(run_gold(project, file, wrong, project.world.seed, diags)) is None
     (error,) = diags.errors
-    assert error.path == "answer" and "disagrees with the gold chain" in error.message
+    assert error.path == "answer.value" and error.line is not None
+    assert error.message.startswith("declared value 1 is not what the chain gives (")
 
 
 def test_stats_tables_cover_every_domain(project: Project) -> None:
@@ -152,6 +156,8 @@ TWO_CALLS = {
 }
 APPLE = {"from": "apple", "path": "rows[0].price"}
 PEAR = {"from": "pear", "path": "rows[0].price"}
+APPLE_NAME = {"from": "apple", "path": "rows[0].name"}
+PEAR_NAME = {"from": "pear", "path": "rows[0].name"}
 
 
 def test_combined_answers_load_and_are_told_from_single_ones(tmp_path: Path) -> None:
@@ -161,12 +167,15 @@ def test_combined_answers_load_and_are_told_from_single_ones(tmp_path: Path) -> 
     spec = {
         **TWO_CALLS,
         "answer": {"kind": "text", "value": "사과"},
-        "answer_from": {"op": "argmax", "of": [APPLE, PEAR], "labels": ["사과", "배"]},
+        "answer_from": {"op": "argmax", "of": [APPLE, PEAR], "labels": [APPLE_NAME, PEAR_NAME]},
     }
     (folder / "fin-001.yaml").write_text(yaml.safe_dump(spec, allow_unicode=True), encoding="utf-8")
     ((_, task),) = load_project(tmp_path).tasks
-    assert isinstance(task.answer_from, Combine) and task.answer_from.labels == ["사과", "배"]
-    assert answer_sources(task.answer_from) == [From.model_validate(APPLE), From.model_validate(PEAR)]
+    assert isinstance(task.answer_from, Combine)
+    assert task.answer_from.labels == [From.model_validate(APPLE_NAME), From.model_validate(PEAR_NAME)]
+    assert answer_sources(task.answer_from) == [
+        From.model_validate(x) for x in (APPLE, PEAR, APPLE_NAME, PEAR_NAME)
+    ]
     single = Task.model_validate({**TASK, "answer_from": APPLE | {"from": "fruit"}}).answer_from
     assert isinstance(single, From) and answer_sources(single) == [single]
 
@@ -176,16 +185,17 @@ def test_combined_answers_load_and_are_told_from_single_ones(tmp_path: Path) -> 
     [
         (
             {"op": "argmax", "of": [APPLE, PEAR]},
-            ":25: answer_from.Combine: error: Value error, op argmax needs `labels`, one for each of the 2 values",
+            ":25: answer_from.Combine: error: Value error, op argmax needs `labels`, one reference for each of "
+            "the 2 values",
         ),
         (
-            {"op": "sum", "of": [APPLE, PEAR], "labels": ["a", "b"]},
+            {"op": "sum", "of": [APPLE, PEAR], "labels": [APPLE_NAME, PEAR_NAME]},
             ":25: answer_from.Combine: error: Value error, `labels` belong to argmax / argmin only; "
             "remove them for op sum",
         ),
         (
             {"op": "diff", "of": [APPLE, PEAR, APPLE]},
-            ":25: answer_from.Combine: error: Value error, op diff takes exactly 2 values (first minus second), got 3",
+            ":25: answer_from.Combine: error: Value error, op diff takes exactly 2 values (first and second), got 3",
         ),
         (
             {"op": "list", "of": [APPLE]},
@@ -195,7 +205,13 @@ def test_combined_answers_load_and_are_told_from_single_ones(tmp_path: Path) -> 
             {"op": "list", "of": [APPLE, {"from": "plum", "path": "rows[0].price"}]},
             ": error: Value error, answer_from refers to unknown call 'plum'",
         ),
-        ({"from": "apple"}, ":25: answer_from.From.path: error: required field is missing"),
+        (
+            {"from": "apple", "path": "rows[0].price | nope"},
+            ":25: answer_from.From.path: error: Value error, 'rows[0].price | nope' at character 21: unknown "
+            "function 'nope'; known: abs, add_days, add_months, avg, count, date, first, fixed, iso, join, last, "
+            "list, map, max, min, mode, number, prefix, regex, replace, round, slice, sort, sort_desc, split, "
+            "strip, suffix, sum, take, text, unique, weekday, words, ymd",
+        ),
     ],
 )
 def test_a_malformed_answer_from_is_named_with_the_shape_it_was_read_as(
@@ -214,7 +230,9 @@ def test_derive_answer_combines_values_from_several_calls() -> None:
     }
     a, b, c = (From.model_validate({"from": k, "path": "rows[0].amount"}) for k in "abc")
 
-    def combine(op: CombineOp, *of: From, labels: list[str] | None = None) -> Combine:
+    na, nb, nc = (From.model_validate({"from": k, "path": "rows[0].name"}) for k in "abc")
+
+    def combine(op: CombineOp, *of: From, labels: list[From] | None = None) -> Combine:
         return Combine(op=op, of=list(of), labels=labels)
 
     assert derive_answer(results, a) == "1,500"
@@ -222,9 +240,13 @@ def test_derive_answer_combines_values_from_several_calls() -> None:
     assert derive_answer(results, combine("sum", a, c)) == 3000
     assert derive_answer(results, combine("sum", a, b)) == 1499.5
     assert derive_answer(results, combine("diff", b, a)) == -1500.5
+    assert derive_answer(results, combine("absdiff", b, a)) == 1500.5
     assert derive_answer(results, combine("diff", a, c)) == 0
-    assert derive_answer(results, combine("argmax", b, a, c, labels=["B", "A", "C"])) == "A"  # tie: first
-    assert derive_answer(results, combine("argmin", a, b, labels=["A", "B"])) == "B"
+    assert derive_answer(results, combine("max", b, a)) == 1500
+    assert derive_answer(results, combine("min", b, a)) == -0.5
+    # the label comes from a result, never a free literal; a tie goes to the first
+    assert derive_answer(results, combine("argmax", b, a, c, labels=[nb, na, nc])) == "삼성전자"
+    assert derive_answer(results, combine("argmin", a, b, labels=[na, nb])) == "SK하이닉스"
     with pytest.raises(PathError, match="no result for call 'd'"):
         derive_answer(results, combine("sum", a, From.model_validate({"from": "d", "path": "x"})))
     with pytest.raises(PathError, match="is not a number"):
@@ -234,14 +256,12 @@ def test_derive_answer_combines_values_from_several_calls() -> None:
 def test_a_combined_answer_is_built_and_given_by_the_oracle(project: Project, world: BuiltWorld) -> None:
     file, task = next((f, t) for f, t in project.tasks if t.id == "fin-001")
     revenue = "rows[account_nm=매출액][fs_div=CFS]"
+    row = asyncio.run(_revenue_row(project, task))
+    growth_value = int(row["thstrm_amount"].replace(",", "")) - int(row["frmtrm_amount"].replace(",", ""))
     growth = Task.model_validate(
         {
             **task.model_dump(by_alias=True, mode="json"),
-            "answer": {
-                "kind": "number",
-                "value": 41787381162000,
-                "unit": "원",
-            },  # 310,597,400,937,000 - 268,810,019,775,000
+            "answer": {"kind": "number", "value": growth_value, "unit": "원"},
             "answer_from": {
                 "op": "diff",
                 "of": [
@@ -253,8 +273,8 @@ def test_a_combined_answer_is_built_and_given_by_the_oracle(project: Project, wo
     )
     diags = Diagnostics()
     fixture = asyncio.run(run_gold(project, file, growth, project.world.seed, diags))
-    assert fixture is not None and not diags.errors
-    assert fixture["answer_value"] == 41787381162000
+    assert fixture is not None and not diags.errors, diags.render()
+    assert fixture["answer_value"] == growth_value
     assert [h for h in fixture["stats"]["handoffs"] if h["to"] == "answer"] == [
         {"from": "accounts", "to": "answer", "arg": "answer", "cardinality": 26}
     ] * 2
@@ -269,4 +289,19 @@ def test_a_combined_answer_is_built_and_given_by_the_oracle(project: Project, wo
             episode = await Oracle().run(TaskContext(growth, fixture), session)
         return episode.final_message
 
-    assert asyncio.run(oracle()) == "정답: 41787381162000"
+    assert asyncio.run(oracle()) == f"정답: {growth_value}"
+
+
+async def _revenue_row(project: Project, task: Task) -> dict[str, object]:
+    """The consolidated revenue row of fin-001's company, read through the tools (not the code under test)."""
+    async with Session.open(project, ["dart"]) as session:
+        corp = await session.call("dart_corp_code", {"corp_name": "엔이바이오"})
+        assert corp.structured is not None
+        code = next(r["corp_code"] for r in corp.structured["rows"] if r["stock_code"].strip())
+        accounts = await session.call(
+            "dart_major_accounts", {"corp_code": code, "bsns_year": "2025", "reprt_code": "11011"}
+        )
+    assert accounts.structured is not None
+    return next(
+        r for r in accounts.structured["rows"] if r["account_nm"] == "매출액" and r["fs_div"] == "CFS"
+    )

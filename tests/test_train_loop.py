@@ -108,12 +108,17 @@ def test_oracle_script_through_verl_scores_one(
     assert got["action"] == record["action"]["action"]
 
 
+def first_exposed(task: Task, rig: LoopHarness) -> str:
+    """A tool the task exposes (its `tools`, else the first of its platforms)."""
+    return task.tools[0] if task.tools else rig.tools[0].name
+
+
 def test_malformed_calls_come_back_as_tool_messages(
     project: Project, world: BuiltWorld, tmp_path: Path, closes: list[Session]
 ) -> None:
     task, fixture = task_named(project, lambda t: "RESPONSE" in t.reward and t.answer is not None)
     rig = LoopHarness(project, tmp_path, fixture["platforms"])
-    real = rig.tools[0].name
+    real = first_exposed(task, rig)
     script = [
         hermes_tool_calls([("no_such_tool", {}), (real, "not a json object")]) + "<|im_end|>",
         "<tool_call>\n{not json at all\n</tool_call><|im_end|>",  # the parser drops it: a plain answer
@@ -144,7 +149,7 @@ def test_arguments_that_are_not_json_reach_the_session(
     """verl answers non-JSON arguments itself; ours go to the session, logged and counted as in eval."""
     task, fixture = task_named(project, lambda t: True)
     rig = LoopHarness(project, tmp_path, fixture["platforms"])
-    real = rig.tools[0].name
+    real = first_exposed(task, rig)
 
     class Direct(KopaToolAgentLoop):
         async def _handle_generating_state(
@@ -173,9 +178,12 @@ def test_budget_ends_the_trajectory_and_errors_still_close_the_session(
     task, fixture = task_named(project, lambda t: t.max_calls is not None)
     assert task.max_calls is not None
     rig = LoopHarness(project, tmp_path, fixture["platforms"])
-    real = rig.tools[0].name
-    script = [
-        "생각 중" + hermes_tool_calls([(real, {})] * task.max_calls) + "<|im_end|>",
+    real = first_exposed(task, rig)
+    # the harness runs at most 8 calls a turn: the budget is spent over as many turns as it takes
+    sizes = [min(8, task.max_calls - k) for k in range(0, task.max_calls, 8)]
+    script = [hermes_tool_calls([(real, {})] * n) + "<|im_end|>" for n in sizes[:-1]]
+    script += [
+        "생각 중" + hermes_tool_calls([(real, {})] * sizes[-1]) + "<|im_end|>",
         "never reached<|im_end|>",
     ]
     kwargs = row_kwargs(task, fixture, [t.name for t in rig.tools])

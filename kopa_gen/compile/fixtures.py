@@ -1,8 +1,13 @@
-"""Gold fixtures: every task's gold chain executed against the sandbox, written to
-generated/fixtures/<domain>/<id>.json (resolved arguments, result digests, gold answer, gold state hash,
-statistics), so that a data change that moves a gold answer shows up in the diff.
+"""Gold fixtures: every task's gold chain executed against the sandbox and linted, written to
+generated/fixtures/<domain>/<id>.json, so that a data change that moves a gold answer shows up in the diff.
 
-A declared answer that the executed chain does not give, or a gold call that fails, is a build error."""
+A fixture holds, per executed gold call (a fan-out item and a page each count as one): the resolved arguments,
+the compared arguments, the rows it covers when it pages, the resolved alternatives and a digest of its result;
+then the gold answer, its value and the pool of candidates it was chosen from (what a grader weighs a reply
+against), the ENVIRONMENT scope and its hash, and the task's statistics (steps, calls, hand-offs).
+
+A task whose chain does not execute, resolve or pass the lint (kopa_gen/compile/lint.py) gets no fixture; every
+problem is a build error at its line in the task file."""
 
 from __future__ import annotations
 
@@ -12,15 +17,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kopa_gen.evaluate.answers import ListAnswer
-from kopa_gen.evaluate.response import score_response
+from kopa_gen.compile import lint
 from kopa_gen.project import Project
-from kopa_gen.runtime.answer import derive_answer, source_value
-from kopa_gen.runtime.paths import PathError, evaluate, inner_path, select
+from kopa_gen.runtime.answer import answer_pool, derive_answer
+from kopa_gen.runtime.chain import Problem, Unit, Walk, Walker, walk_chain
+from kopa_gen.runtime.paths import PathError
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.spec.diagnostics import Diagnostics
-from kopa_gen.spec.task import From, Task, answer_sources
+from kopa_gen.spec.source import Source, YamlError, format_path, load_yaml
+from kopa_gen.spec.task import Task
 from kopa_gen.world.build import world_hash
 
 HERE = Path(__file__).parent
@@ -32,7 +38,8 @@ def digest(data: Any) -> str:
 
 
 def task_platforms(project: Project, task: Task) -> list[str]:
-    tools = {c.tool for c in task.calls()} | set(task.tools or [])
+    tools = {c.tool for c in task.calls()} | {a.tool for c in task.calls() for a in c.alternatives}
+    tools |= set(task.tools or [])
     return sorted({project.platform_of(t).id for t in tools})
 
 
@@ -40,104 +47,139 @@ def fixture_input(project: Project, file: str, seed: int) -> str:
     h = hashlib.sha256((project.root / file).read_bytes())
     h.update(world_hash(project.world, seed).encode())
     runtime = HERE.parent / "runtime"
-    for path in sorted([HERE / "fixtures.py", runtime / "paths.py", runtime / "answer.py"]):
+    code = [HERE / "fixtures.py", HERE / "lint.py", *sorted(runtime.glob("*.py"))]
+    for path in code:
         h.update(path.read_bytes())
     for p in sorted(project.platforms, key=lambda x: x.id):
         h.update(p.sha256.encode())
     return h.hexdigest()
 
 
+def _source(project: Project, file: str) -> Source | None:
+    path = project.root / file
+    if not path.is_file():
+        return None
+    try:
+        return load_yaml(path, project.root)
+    except YamlError:
+        return None
+
+
+def report(diags: Diagnostics, project: Project, file: str, problems: list[Problem]) -> None:
+    src = _source(project, file)
+    for p in problems:
+        line = src.line(p.loc) if src is not None else None
+        diags.error(file, format_path(p.loc), p.message, line)
+
+
+def _rows(unit: Unit) -> list[int] | None:
+    """The row range [start, end) a list call's page covers."""
+    result = unit.result or {}
+    page, size, total = result.get("page"), result.get("page_size"), result.get("total_count")
+    if not all(isinstance(v, int) for v in (page, size, total)):
+        return None
+    assert isinstance(page, int) and isinstance(size, int) and isinstance(total, int)
+    start = (page - 1) * size
+    return [min(start, total), min(start + size, total)]
+
+
+def _compared(project: Project, tool: str, args: dict[str, Any], declared: list[str] | None) -> list[str]:
+    paging = project.page_params(tool) or ()
+    names = declared if declared is not None else list(args)
+    return [n for n in names if n not in paging]
+
+
+async def _alternatives(
+    project: Project, session: Session, walk: Walk, unit: Unit
+) -> tuple[list[Any], list[Problem]]:
+    """Each alternative of a unit resolved against the walk's results (and the unit's fan-out item) and executed,
+    so an alternative that cannot run is a build error."""
+    from kopa_gen.runtime.answer import render_template, source_value
+    from kopa_gen.spec.task import From, Template
+
+    out: list[Any] = []
+    problems: list[Problem] = []
+    for a, alt in enumerate(unit.call.alternatives):
+        args: dict[str, Any] = {}
+        try:
+            for name, value in alt.args.items():
+                if isinstance(value, From):
+                    args[name] = source_value(walk.results, value, unit.item)
+                elif isinstance(value, Template):
+                    args[name] = render_template(walk.results, value, unit.item)
+                else:
+                    args[name] = value
+        except PathError as exc:
+            problems.append(Problem(("alternatives", a), str(exc)))
+            continue
+        outcome = await session.call(alt.tool, args)
+        if outcome.is_error:
+            problems.append(Problem(("alternatives", a), f"alternative {alt.tool} failed: {outcome.text}"))
+        out.append(
+            {"tool": alt.tool, "args": args, "compare": _compared(project, alt.tool, args, alt.compare)}
+        )
+    return out, problems
+
+
 async def run_gold(
     project: Project, file: str, task: Task, seed: int, diags: Diagnostics
 ) -> dict[str, Any] | None:
-    """Execute one gold chain in a fresh session; None (with diagnostics) when it cannot be executed."""
-    results: dict[str, dict[str, Any]] = {}
-    steps: list[list[dict[str, Any]]] = []
-    handoffs: list[dict[str, Any]] = []
+    """Execute and lint one gold chain in a fresh session; None (with diagnostics) when it fails either."""
+    problems = lint.static_problems(project, task)
+    if problems:
+        report(diags, project, file, problems)
+        return None
     config = SandboxConfig(limits=False)
     async with Session.open(
         project, task_platforms(project, task), sandbox=config, world_seed=seed
     ) as session:
-        for i, step in enumerate(task.gold):
-            resolved_step: list[tuple[str, str, dict[str, Any]]] = []
-            for j, call in enumerate(step.calls):
-                args: dict[str, Any] = {}
-                for name, value in call.args.items():
-                    if not isinstance(value, From):
-                        args[name] = value
-                        continue
-                    source = results[value.call]
-                    try:
-                        args[name] = evaluate(source, value.path)
-                        picked = select(source, value.path) if "(" not in value.path else None
-                    except PathError as exc:
-                        diags.error(file, f"gold[{i}].calls[{j}].args.{name}", str(exc))
-                        return None
-                    total = source.get("total_count", picked.candidates if picked else 1)
-                    handoffs.append({"from": value.call, "to": call.id, "arg": name, "cardinality": total})
-                resolved_step.append((call.id, call.tool, args))
-            outcomes = await asyncio.gather(*(session.call(tool, args) for _, tool, args in resolved_step))
-            record: list[dict[str, Any]] = []
-            for j, ((cid, tool, args), outcome) in enumerate(zip(resolved_step, outcomes, strict=True)):
-                if outcome.is_error or outcome.structured is None:
-                    diags.error(
-                        file, f"gold[{i}].calls[{j}]", f"gold call {cid} ({tool}) failed: {outcome.text}"
-                    )
-                    return None
-                results[cid] = outcome.structured
-                total = outcome.structured.get("total_count")
+        walk = await walk_chain(project, task, session, Walker(strict=True))
+        if walk.problems:
+            report(diags, project, file, walk.problems)
+            return None
+        scope = lint.state_scope(project, walk)
+        state = session.state_hash(scope)
+        located = {id(c): loc for loc, c in _call_locs(task)}
+        steps: list[list[dict[str, Any]]] = []
+        for turn in walk.turns:
+            record = []
+            for unit in turn:
+                alternatives, alt_problems = await _alternatives(project, session, walk, unit)
+                problems += [Problem((*located[id(unit.call)], *p.loc), p.message) for p in alt_problems]
+                paging = project.page_params(unit.call.tool)
                 record.append(
                     {
-                        "id": cid,
-                        "tool": tool,
-                        "args": args,
-                        "result_sha256": digest(outcome.structured),
-                        "total_count": total,
+                        "id": unit.call.id,
+                        "key": unit.key,
+                        "tool": unit.call.tool,
+                        "args": unit.args,
+                        "compare": _compared(project, unit.call.tool, unit.args, unit.call.compare),
+                        "paging": {"params": list(paging), "rows": _rows(unit)} if paging else None,
+                        "alternatives": alternatives,
+                        "result_sha256": digest(unit.result),
+                        "total_count": (unit.result or {}).get("total_count"),
                     }
                 )
             steps.append(record)
-        state = session.state_hash()
     answer_value: Any = None
+    pool: list[Any] = []
+    handoffs = list(walk.handoffs)
     if task.answer is not None and task.answer_from is not None:
-        combined = not isinstance(task.answer_from, From)
-        for k, origin in enumerate(answer_sources(task.answer_from)):
-            result = results[origin.call]
-            try:
-                source_value(results, origin)
-                picked = select(result, inner_path(origin.path))
-            except PathError as exc:
-                diags.error(file, f"answer_from.of[{k}].path" if combined else "answer_from.path", str(exc))
-                return None
-            # The last junctions: each value chosen or reduced from a result (a list handed to the answer).
-            handoffs.append(
-                {
-                    "from": origin.call,
-                    "to": "answer",
-                    "arg": "answer",
-                    "cardinality": result.get("total_count", picked.candidates),
-                }
-            )
         try:
-            answer_value = derive_answer(results, task.answer_from)
+            answer_value = derive_answer(walk.results, task.answer_from)
         except PathError as exc:
-            diags.error(file, "answer_from", str(exc))
-            return None
-        shown = ", ".join(map(str, answer_value)) if isinstance(answer_value, list) else str(answer_value)
-        verdict = score_response(shown, task.answer, task.system.today.year)
-        if not verdict.passed:
-            declared = task.answer.model_dump(mode="json")
-            diags.error(
-                file,
-                "answer",
-                f"declared answer {declared} disagrees with the gold chain, which gives {shown!r} ({verdict.reason}); "
-                "fix the answer or the chain",
+            problems.append(Problem(("answer_from",), str(exc)))
+        pool = answer_pool(walk.results, task.answer_from)
+        for source in task.answer_from.sources():
+            base = walk.results.get(source.call)
+            count = base.get("total_count") if isinstance(base, dict) else len(base or [])
+            handoffs.append(
+                {"from": source.call, "to": "answer", "arg": "answer", "cardinality": count or len(pool)}
             )
-            return None
-        if isinstance(task.answer, ListAnswer) and not isinstance(answer_value, list):
-            diags.error(
-                file, "answer_from", "a list answer needs a list value: a path to a list, or op: list"
-            )
-            return None
+    problems += lint.walk_problems(project, task, walk, answer_value) if not problems else []
+    if problems:
+        report(diags, project, file, problems)
+        return None
     calls = sum(len(s) for s in steps)
     stats = {
         "steps": len(steps),
@@ -158,9 +200,15 @@ async def run_gold(
         "steps": steps,
         "answer": task.answer.model_dump(mode="json") if task.answer else None,
         "answer_value": answer_value,
+        "answer_pool": pool,
+        "state_scope": scope,
         "state_hash": state,
         "stats": stats,
     }
+
+
+def _call_locs(task: Task) -> list[tuple[tuple[str | int, ...], Any]]:
+    return [(("gold", i, "calls", j), c) for i, s in enumerate(task.gold) for j, c in enumerate(s.calls)]
 
 
 def compile_fixtures(

@@ -43,7 +43,7 @@ from kopa_gen.evaluate.answers import Answer, ListAnswer, NumberAnswer, TextAnsw
 from kopa_gen.evaluate.judge import OpenAIJudge
 from kopa_gen.evaluate.response import score_response
 from kopa_gen.evaluate.runner import EvalConfig, run_episode
-from kopa_gen.policies.reference import PAGE_ARGS, UNKNOWN, render_answer
+from kopa_gen.policies.reference import UNKNOWN, render_answer
 from kopa_gen.project import Project
 from kopa_gen.runtime.answer import derive_answer
 from kopa_gen.runtime.paths import PathError
@@ -115,7 +115,7 @@ def to_task(project: Project, draft: Draft, query: str, task_id: str, sigs: Mapp
         query=query,
         system=SystemState(today=project.world.today, keys=keys),
         max_calls=calls * 2 + 2,
-        reward=["RESPONSE", "ACTION"],
+        reward=["RESPONSE"],
         gold=draft.steps,
         answer=draft.answer,
         answer_from=draft.ask.answer_from,
@@ -429,7 +429,7 @@ def _same_chain(a: Draft, b: Draft) -> bool:
         return json.dumps(
             [
                 [
-                    (c.tool, sorted((k, str(v)) for k, v in c.args.items() if k not in PAGE_ARGS))
+                    (c.tool, sorted((k, str(v)) for k, v in c.args.items() if k not in d.page_args))
                     for c in s.calls
                 ]
                 for s in d.steps

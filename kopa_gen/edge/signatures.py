@@ -8,7 +8,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from kopa_gen.policies.reference import PAGE_ARGS  # never the target of a binding: the agent pages
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import frozen_tools
 
@@ -24,10 +23,7 @@ class Param:
     pattern: str | None = None
     enum: tuple[str, ...] = ()
     maximum: int | None = None
-
-    @property
-    def paging(self) -> bool:
-        return self.name in PAGE_ARGS
+    paging: bool = False  # page number or size: never the target of a binding (the agent pages)
 
 
 @dataclass(frozen=True)
@@ -74,7 +70,7 @@ class ToolSig:
         return f"{self.name}: {self.title}. {self.description}\ninputs: {ins}\noutputs: {outs}"
 
 
-def _param(name: str, schema: dict[str, Any], required: bool) -> Param:
+def _param(name: str, schema: dict[str, Any], required: bool, paging: tuple[str, ...] = ()) -> Param:
     kind = schema.get("type", "string")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "string")
@@ -86,6 +82,7 @@ def _param(name: str, schema: dict[str, Any], required: bool) -> Param:
         pattern=schema.get("pattern"),
         enum=tuple(str(v) for v in schema.get("enum", ())),
         maximum=schema.get("maximum"),
+        paging=name in paging,
     )
 
 
@@ -128,15 +125,15 @@ def load_signatures(project: Project, platforms: list[str] | None = None) -> lis
     for platform in chosen:
         path = project.root / "generated" / "servers" / platform.id / "tools.json"
         ops = {op.tool: op for op in platform.operations}
-        size_name = platform.kopa.paging.size if platform.kopa.paging else None
         for tool in frozen_tools(path):
             schema = tool["inputSchema"]
             required = set(schema.get("required", []))
-            params = tuple(_param(n, s, n in required) for n, s in schema.get("properties", {}).items())
-            op = ops[tool["name"]]
-            size = next(
-                (p for p in params if p.name == size_name or p.name in {"page_size", "page_count"}), None
+            paging = project.page_params(tool["name"]) or ()
+            params = tuple(
+                _param(n, s, n in required, paging) for n, s in schema.get("properties", {}).items()
             )
+            op = ops[tool["name"]]
+            size = next((p for p in params if paging and p.name == paging[1]), None)
             description = re.sub(r"\s+", " ", tool["description"]).strip()
             sigs.append(
                 ToolSig(

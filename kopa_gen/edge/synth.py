@@ -79,6 +79,7 @@ class Draft:
     junctions: list[dict[str, Any]]
     platforms: list[str]
     handoffs: list[tuple[str, str, str]]  # (call id, argument, producer call id): perturbed by the filter
+    page_args: frozenset[str] = frozenset()  # the paging arguments of the draft's tools (never in the query)
 
 
 class NotInstantiable(Exception):
@@ -326,6 +327,7 @@ class Builder:
             junctions,
             sorted({self.sigs[t].platform for t in tools}),
             handoffs,
+            frozenset(p.name for t in tools for p in self.sigs[t].params if p.paging),
         )
 
     async def _seq(self, walk: Walk) -> Draft:

@@ -16,7 +16,6 @@ from typing import Protocol, cast
 from kopa_gen.edge.chat import ChatClient
 from kopa_gen.edge.synth import AskKind, Draft
 from kopa_gen.policies.openai import EndpointError
-from kopa_gen.policies.reference import PAGE_ARGS
 from kopa_gen.spec.templates import Reduction, Template, render
 
 
@@ -122,7 +121,7 @@ def required_values(draft: Draft) -> list[str]:
     for step in draft.steps[1:]:
         for call in step.calls:
             values += [
-                str(v) for k, v in call.args.items() if isinstance(v, str | int) and k not in PAGE_ARGS
+                str(v) for k, v in call.args.items() if isinstance(v, str | int) and k not in draft.page_args
             ]
     if draft.slots.get("pivot"):
         values.append(draft.slots["pivot"])

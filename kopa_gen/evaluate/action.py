@@ -1,23 +1,22 @@
-"""The ACTION axis: how closely the agent's tool calls follow the gold chain. Never a reward on its own.
+"""The ACTION axis: how closely the agent's tool calls follow the gold chain. Reported for every episode, never a
+reward (docs/evaluation.md has the definitions with worked examples).
 
-    ACTION = (Corr + Eff) / 2,   Eff = (CR + MPC) / 2
+    ACTION = (Corr + Corr × Eff) / 2,   Eff = (CR + MPC) / 2
 
-The paper names the three parts without defining them; these are our definitions (docs/evaluation.md has
-worked examples).
+Efficiency counts only as far as the calls were correct: no correct call, no ACTION at all.
 
-Corr (call correctness)
-    matched gold calls / gold calls. Gold calls are taken in chain order (step by step, in order within a
-    step); each takes the earliest agent call not yet taken that did not return an error, has the same tool
-    and equal values on the gold call's compared arguments (the task's `compare` list; default: every gold
-    argument). Greedy and one-to-one: an agent call matches at most one gold call. Arguments the gold call
-    does not compare are ignored, so extra optional arguments are free.
-CR (call-count ratio)
-    min(1, gold calls / agent calls), counting every agent call, errors included. No agent calls: 1.0 when
-    the gold has none, else 0.0.
-MPC (matched parallel calls)
-    Over gold steps with two or more calls: the share whose calls were all matched and whose matched agent
-    calls all came from one model turn. 1.0 when the gold has no such step. An agent call that appears in no
-    turn counts as a turn of its own.
+Gold units are the fixture's executed gold calls (a fan-out item and a page each count as one), taken in chain
+order. A unit is matched by the earliest agent call not yet taken that did not return an error, has the unit's
+tool (or one of its alternatives' tools) and equal values on its compared arguments (the fixture's `compare`:
+the task's `compare` list, else every argument; paging arguments are never compared as values). A unit of a tool
+that pages is matched by the rows it covers instead: the agent's successful calls with the same compared
+arguments must together have read every row of the gold page ([start, end) from page, page size and total),
+so a larger page may cover several gold pages and two page-1 calls never cover page 2.
+
+Corr  matched units / gold units.
+CR    min(1, gold units / agent calls), every agent call counted (errors included); 0 without calls.
+MPC   over gold steps of two or more units: the share whose units were all matched by calls of one model turn;
+      1.0 when there is no such step, 0 without calls.
 
 Value equality (`canonical`): None is the same as an absent argument; strings are NFC-normalized and stripped;
 ints, floats and numeric strings ('2025', '-3.5'; not '005930', whose leading zero makes it an identifier)
@@ -34,13 +33,10 @@ import unicodedata
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from kopa_gen.spec.task import Task
-
-GoldCall = Mapping[str, Any]
-"""One gold call as written in a fixture: {id, tool, args (resolved), ...}."""
+GoldUnit = Mapping[str, Any]
+"""One executed gold call as written in a fixture: {id, key, tool, args, compare, paging, alternatives}."""
 
 _NUMBER = re.compile(r"[+-]?(?:0|[1-9]\d*)(?:\.\d+)?")
 _ABSENT: Hashable = ("absent",)
@@ -61,7 +57,7 @@ class CallLike(Protocol):
 
 @dataclass(frozen=True)
 class ActionScore:
-    """The ACTION axis of one episode; `matched` pairs each matched gold call id with the agent call index."""
+    """The ACTION axis of one episode; `matched` pairs each matched gold unit key with an agent call index."""
 
     corr: float
     cr: float
@@ -107,47 +103,107 @@ def canonical(value: Any) -> Hashable:
     return ("other", id(value))
 
 
-def _argument(arguments: Mapping[Any, Any], name: str) -> Hashable:
-    return canonical(arguments.get(name))
+def _args(value: Any) -> Mapping[Any, Any]:
+    return value if isinstance(value, Mapping) else {}
 
 
-def _call_matches(gold: GoldCall, names: Sequence[str], call: CallLike) -> bool:
-    if call.is_error or call.tool != gold.get("tool"):
+def _same(gold_tool: Any, gold_args: Any, names: Sequence[str] | None, call: CallLike) -> bool:
+    if call.tool != gold_tool:
         return False
-    gold_args = gold.get("args")
-    gold_args = gold_args if isinstance(gold_args, Mapping) else {}
-    arguments = call.arguments if isinstance(call.arguments, Mapping) else {}
+    want = _args(gold_args)
+    got = _args(call.arguments)
     try:
-        return all(_argument(gold_args, name) == _argument(arguments, name) for name in names)
+        return all(
+            canonical(want.get(n)) == canonical(got.get(n)) for n in (names if names is not None else want)
+        )
     except RecursionError:  # absurdly nested agent arguments: no match rather than a crash
         return False
 
 
-def _compared_names(gold: GoldCall, compared: Mapping[str, Sequence[str]] | None) -> Sequence[str]:
-    call_id = str(gold.get("id"))
-    if compared is not None and call_id in compared:
-        return compared[call_id]
-    gold_args = gold.get("args")
-    return [str(k) for k in gold_args] if isinstance(gold_args, Mapping) else []
+def _fits(unit: GoldUnit, call: CallLike) -> bool:
+    """The call is the unit's tool with the unit's compared values, or one of its alternatives."""
+    if call.is_error:
+        return False
+    if _same(unit.get("tool"), unit.get("args"), _names(unit), call):
+        return True
+    for alt in unit.get("alternatives") or []:
+        if isinstance(alt, Mapping) and _same(alt.get("tool"), alt.get("args"), alt.get("compare"), call):
+            return True
+    return False
 
 
-def match_calls(
-    gold_steps: Sequence[Sequence[GoldCall]],
-    compared: Mapping[str, Sequence[str]] | None,
-    calls: Sequence[CallLike],
-) -> list[tuple[str, int]]:
-    """Greedy one-to-one matching of gold calls (chain order) to agent calls (call order); see Corr above."""
-    taken: set[int] = set()
+def _names(unit: GoldUnit) -> list[str]:
+    declared = unit.get("compare")
+    if isinstance(declared, list):
+        return [str(n) for n in declared]
+    paging = unit.get("paging") or {}
+    skip = set(paging.get("params") or [])
+    return [str(k) for k in _args(unit.get("args")) if k not in skip]
+
+
+def _covers(call: CallLike) -> tuple[int, int] | None:
+    """The rows [start, end) an agent call read, from its own result."""
+    result = getattr(call, "structured", None)
+    if not isinstance(result, Mapping):
+        return None
+    page, size, total = result.get("page"), result.get("page_size"), result.get("total_count")
+    if not (isinstance(page, int) and isinstance(size, int) and isinstance(total, int)):
+        return None
+    start = (page - 1) * size
+    return min(start, total), min(start + size, total)
+
+
+def _group(unit: GoldUnit) -> str:
+    """Pages of one gold call (and one fan-out item) share the agent calls that read them."""
+    return str(unit.get("key", unit.get("id"))).split("@")[0]
+
+
+def match_calls(gold_steps: Sequence[Sequence[GoldUnit]], calls: Sequence[CallLike]) -> list[tuple[str, int]]:
+    """Greedy matching of gold units (chain order) to agent calls (call order); see the module docstring."""
+    owner: dict[int, str] = {}
     matched: list[tuple[str, int]] = []
     for step in gold_steps:
-        for gold in step:
-            names = _compared_names(gold, compared)
+        for unit in step:
+            key = str(unit.get("key", unit.get("id")))
+            group = _group(unit)
+            paging = unit.get("paging") or {}
+            rows = paging.get("rows") if isinstance(paging, Mapping) else None
+            if isinstance(rows, list) and len(rows) == 2:
+                used = _cover(unit, (int(rows[0]), int(rows[1])), calls, owner, group)
+                if used:
+                    for p in used:
+                        owner[p] = group
+                    matched.append((key, calls[used[0]].index))
+                continue
             for position, call in enumerate(calls):
-                if position not in taken and _call_matches(gold, names, call):
-                    taken.add(position)
-                    matched.append((str(gold.get("id")), call.index))
+                if position not in owner and _fits(unit, call):
+                    owner[position] = group
+                    matched.append((key, call.index))
                     break
     return matched
+
+
+def _cover(
+    unit: GoldUnit, rows: tuple[int, int], calls: Sequence[CallLike], owner: Mapping[int, str], group: str
+) -> list[int]:
+    """Positions of the agent calls that together read rows [start, end) of the unit's call; [] when they do not."""
+    start, end = rows
+    usable = [
+        (p, c)
+        for p, c in enumerate(calls)
+        if owner.get(p, group) == group and _fits(unit, c) and _covers(c) is not None
+    ]
+    if start >= end:  # nothing to read (no rows): any call with the right arguments saw it all
+        return [usable[0][0]] if usable else []
+    needed, used = start, []
+    for p, c in sorted(usable, key=lambda pc: _covers(pc[1]) or (0, 0)):
+        lo, hi = _covers(c) or (0, 0)
+        if lo <= needed < hi:
+            used.append(p)
+            needed = hi
+            if needed >= end:
+                return sorted(used)
+    return []
 
 
 def _turn_lookup(turns: Sequence[Sequence[int]]) -> dict[int, int]:
@@ -160,45 +216,31 @@ def _turn_lookup(turns: Sequence[Sequence[int]]) -> dict[int, int]:
 
 
 def score_action(
-    gold_steps: Sequence[Sequence[GoldCall]],
-    compared: Mapping[str, Sequence[str]] | None,
-    calls: Sequence[CallLike],
-    turns: Sequence[Sequence[int]],
+    gold_steps: Sequence[Sequence[GoldUnit]], calls: Sequence[CallLike], turns: Sequence[Sequence[int]]
 ) -> ActionScore:
-    """ACTION for one episode: gold steps from the fixture, the task's compared arguments per gold call id
-    (None: compare every gold argument), the session's call log and the call indices of each model turn."""
-    gold_total = sum(len(step) for step in gold_steps)
-    matched = match_calls(gold_steps, compared, calls)
-    corr = len(matched) / gold_total if gold_total else 1.0
-
-    # No agent calls: 1.0 only if the gold has none either.
-    cr = min(1.0, gold_total / len(calls)) if calls else float(gold_total == 0)
-
-    by_gold = dict(matched)
+    """ACTION for one episode: the fixture's gold steps, the session's call log and the call indices of each
+    model turn."""
+    total = n_gold_calls(gold_steps)
+    if not calls:
+        corr = 1.0 if total == 0 else 0.0
+        return ActionScore(corr, float(total == 0), float(total == 0), float(total == 0), corr, [])
+    matched = match_calls(gold_steps, calls)
+    corr = len(matched) / total if total else 1.0
+    cr = min(1.0, total / len(calls))
+    by_key = dict(matched)
     turn_of = _turn_lookup(turns)
     parallel = [step for step in gold_steps if len(step) >= 2]
     together = 0
     for step in parallel:
-        indices = [by_gold.get(str(gold.get("id"))) for gold in step]
+        indices = [by_key.get(str(u.get("key", u.get("id")))) for u in step]
         if any(index is None for index in indices):
             continue
         # A call listed in no turn is a turn of its own: key it apart from every numbered turn.
-        turn_keys = {turn_of.get(index, -1 - index) for index in indices if index is not None}
-        together += len(turn_keys) == 1
+        together += len({turn_of.get(i, -1 - i) for i in indices if i is not None}) == 1
     mpc = together / len(parallel) if parallel else 1.0
-    if not calls and n_gold_calls(gold_steps):
-        mpc = 0.0  # nothing done earns no efficiency credit: doing nothing scores ACTION 0
-
     eff = (cr + mpc) / 2
-    return ActionScore(corr=corr, cr=cr, mpc=mpc, eff=eff, action=(corr + eff) / 2, matched=matched)
+    return ActionScore(corr=corr, cr=cr, mpc=mpc, eff=eff, action=(corr + corr * eff) / 2, matched=matched)
 
 
-def n_gold_calls(gold_steps: Sequence[Sequence[GoldCall]]) -> int:
+def n_gold_calls(gold_steps: Sequence[Sequence[GoldUnit]]) -> int:
     return sum(len(step) for step in gold_steps)
-
-
-def compared_arguments(task: Task) -> dict[str, list[str]]:
-    """The `compare` lists a task spec sets, by gold call id (calls without one compare every argument)."""
-    return {
-        call.id: list(call.compare) for step in task.gold for call in step.calls if call.compare is not None
-    }

@@ -17,7 +17,7 @@ from kopa_gen.spec.kopa import StrictModel
 
 
 class NumberAnswer(StrictModel):
-    """A number. The response passes when the last number it states is within tolerance of `value`."""
+    """A number. The response passes when the value it commits to matches (kopa_gen/evaluate/response.py)."""
 
     kind: Literal["number"] = Field(default="number", description="Discriminator: a numeric answer.")
     value: int | float = Field(
@@ -25,7 +25,10 @@ class NumberAnswer(StrictModel):
         "'12.5%'. Korean unit words (만, 억, 조) in the response are expanded before comparing."
     )
     tolerance: float = Field(
-        default=0, ge=0, description="Absolute tolerance: |stated - value| <= tolerance passes (inclusive)."
+        default=0,
+        ge=0,
+        description="Absolute tolerance: |stated - value| <= tolerance passes (inclusive). Without one, a value "
+        "rounded as written passes when within 0.5% ('약 1051' for 1051.4).",
     )
     rel_tolerance: float = Field(
         default=0,
@@ -35,8 +38,8 @@ class NumberAnswer(StrictModel):
     )
     unit: str | None = Field(
         default=None,
-        description="Display unit such as '원', '%', '명'. For reports only: the unit is not required in the "
-        "response and does not change the comparison.",
+        description="Unit such as '원', '%', '명', 'kcal'. A reply need not state it, but a unit it states must "
+        "name the same quantity ('1,446달러' or '1,446명' fail for 원; see UNIT_FAMILIES).",
     )
 
     @field_validator("value", mode="before")
@@ -50,7 +53,7 @@ class NumberAnswer(StrictModel):
 
 
 class TextAnswer(StrictModel):
-    """A name or phrase. Passes when any accepted spelling occurs in the response (both normalized)."""
+    """A name or phrase. Passes when the response names one accepted spelling and no other candidate."""
 
     kind: Literal["text"] = Field(default="text", description="Discriminator: a text answer.")
     value: str = Field(min_length=1, description="The gold text, e.g. '삼성전자'.")
@@ -75,10 +78,15 @@ class TextAnswer(StrictModel):
 
 
 class DateAnswer(StrictModel):
-    """A calendar date. Passes when the last date the response states equals `value`."""
+    """A calendar date. Passes when the date the response commits to equals `value`."""
 
     kind: Literal["date"] = Field(default="date", description="Discriminator: a date answer.")
     value: dt.date = Field(description="The gold date (YYYY-MM-DD).")
+    period: Literal["start", "end"] | None = Field(
+        default=None,
+        description="The gold is the first (start) or last (end) day of a period, so a reply may state the whole "
+        "period ('10월 13일부터 16일까지'); without it a stated period fails.",
+    )
 
 
 ItemAnswer = Annotated[NumberAnswer | TextAnswer | DateAnswer, Field(discriminator="kind")]

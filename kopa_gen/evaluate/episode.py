@@ -1,6 +1,8 @@
-"""Scoring one episode on the task's axes. The reward is binary: every RESPONSE and ENVIRONMENT check the task
-is scored on must pass; ACTION is reported beside it, never alone. The same function serves `kopa-gen eval`
-and, later, the training reward."""
+"""Scoring one episode, the one function behind `kopa-gen eval`, `kopa-gen score` and the training reward.
+
+The reward is binary: every axis listed in the task's `reward` (RESPONSE, ENVIRONMENT) must pass, and the agent
+must have ended with a final message (an episode that stops silently has not finished, even when its files are
+right). ACTION is computed for every episode and reported beside the reward, never part of it."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kopa_gen.evaluate.action import score_action
 from kopa_gen.evaluate.response import ResponseVerdict, score_response
 from kopa_gen.spec.task import Task
 
@@ -18,6 +21,7 @@ class EpisodeScore:
     environment: bool | None
     action: dict[str, Any]
     reward: bool
+    reason: str  # why the reward is what it is, in one sentence
 
 
 def score_episode(
@@ -29,11 +33,13 @@ def score_episode(
     turns: Sequence[Sequence[int]],
     judged: bool | None = None,
 ) -> EpisodeScore:
-    """`judged` is the LLM judge's verdict on the response, used only where the rules found no match."""
+    """`state_hash` is the session's hash over the fixture's `state_scope`; `judged` is an LLM judge's verdict,
+    used only where the rules could not read the response (never against a rule's fail)."""
     response = None
     if "RESPONSE" in task.reward and task.answer is not None:
-        response = score_response(final_message, task.answer, task.system.today.year)
-        if not response.passed and judged is not None:
+        pool = fixture.get("answer_pool") or []
+        response = score_response(final_message, task.answer, task.system.today.year, pool)
+        if not response.passed and not response.readable and judged is not None:
             response = response.model_copy(
                 update={
                     "passed": judged,
@@ -41,16 +47,22 @@ def score_episode(
                 }
             )
     environment = state_hash == fixture["state_hash"] if "ENVIRONMENT" in task.reward else None
-    action = action_score(task, fixture, calls, turns)  # reported for every episode, beside the reward
+    action = action_score(fixture, calls, turns)
+    answered = bool(final_message.strip())
+    if not answered:
+        reason = "no final message: the episode did not finish"
+    elif response is not None and not response.passed:
+        reason = f"RESPONSE: {response.reason}"
+    elif environment is False:
+        reason = "ENVIRONMENT: the state the task checks differs from the gold state"
+    else:
+        reason = "every axis of the reward passed"
     checks = [c for c in (response.passed if response else None, environment) if c is not None]
-    return EpisodeScore(response, environment, action, bool(checks) and all(checks))
+    return EpisodeScore(response, environment, action, answered and bool(checks) and all(checks), reason)
 
 
 def action_score(
-    task: Task, fixture: dict[str, Any], calls: Sequence[Any], turns: Sequence[Sequence[int]]
+    fixture: dict[str, Any], calls: Sequence[Any], turns: Sequence[Sequence[int]]
 ) -> dict[str, Any]:
-    from kopa_gen.evaluate.action import score_action
-
-    compared = {c.id: c.compare for c in task.calls() if c.compare is not None}
-    score = score_action(fixture["steps"], compared or None, calls, turns)
+    score = score_action(fixture["steps"], calls, turns)
     return {"corr": score.corr, "cr": score.cr, "mpc": score.mpc, "eff": score.eff, "action": score.action}

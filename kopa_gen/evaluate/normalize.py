@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -48,13 +49,43 @@ def fold(text: str) -> str:
 
 # ---------------------------------------------------------------------------------------------- numbers
 
-UNITS: tuple[str, ...] = (
-    # Longest first, so '개월' wins over '개' and '분기' over '분'.
-    "퍼센트", "가구", "개사", "개월", "달러", "번째", "분기", "세대", "순위", "시간", "위안", "유로", "종목",
-    "%p", "%", "원", "엔", "명", "개", "건", "곳", "회", "주", "톤", "배", "년", "일", "분", "초", "층", "호",
-    "대", "위", "등", "점", "평", "㎡", "km", "kg",
+_UNIT_WORDS = (
+    "퍼센트포인트", "%포인트", "퍼센트", "가구", "개사", "개월", "달러", "번째", "분기", "세대", "순위", "시간", "위안",
+    "유로", "종목", "칼로리", "포인트", "원화", "차시", "군데", "가지", "kcal", "Kcal", "KCAL", "KRW", "USD",
+    "%p", "%", "원", "엔", "명", "인", "개", "건", "곳", "회", "번", "주", "톤", "배", "년", "일", "분", "초", "층",
+    "호", "대", "위", "등", "점", "평", "㎡", "km", "kg", "pt", "p",
 )  # fmt: skip
-"""Unit words recognised right after a number. Recorded for display; they never change the value."""
+UNITS: tuple[str, ...] = tuple(sorted(_UNIT_WORDS, key=len, reverse=True))
+"""Unit words recognised right after a number (longest first, so '개월' wins over '개' and '%p' over '%')."""
+
+UNIT_FAMILIES: dict[str, frozenset[str]] = {
+    "won": frozenset({"원", "원화", "krw", "₩"}),
+    "dollar": frozenset({"달러", "usd", "$"}),
+    "yen": frozenset({"엔"}),
+    "yuan": frozenset({"위안"}),
+    "euro": frozenset({"유로"}),
+    "percent": frozenset({"%", "퍼센트"}),
+    "percentage point": frozenset({"%p", "퍼센트포인트", "%포인트"}),
+    "persons": frozenset({"명", "인"}),
+    "count": frozenset({"개", "곳", "건", "개사", "종목", "군데", "가지", "회", "번"}),
+    "days": frozenset({"일"}),
+    "hours": frozenset({"시간", "차시"}),
+    "energy": frozenset({"kcal", "칼로리"}),
+    "index points": frozenset({"pt", "포인트", "p"}),
+}
+"""Units that name the same quantity. A stated unit outside the gold unit's family is a different answer
+('1,446달러' for 1,446원); a unit in no family matches only itself."""
+
+
+def unit_family(unit: str) -> str:
+    key = unit.strip().casefold()
+    return next((name for name, members in UNIT_FAMILIES.items() if key in members), key)
+
+
+def compatible_units(gold: str | None, stated: str | None) -> bool:
+    """Whether a stated unit can state the gold quantity: either side without a unit, or one family."""
+    return gold is None or stated is None or unit_family(gold) == unit_family(stated)
+
 
 _ORDINAL_UNITS = frozenset({"위", "등", "번째", "순위"})
 _BIG = {"조": 10**12, "억": 10**8, "만": 10**4}
@@ -66,6 +97,13 @@ _START = re.compile(r"(?:(?P<neg>(?<![\w.,])[-−]|[△▼] ?)|(?<![\w.,])\+|▲
 _DIGIT_RUN = re.compile(r"[\d,.]+")
 _DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?")
 _UNIT = re.compile("(?P<about>여)?(?: ?(?P<unit>" + "|".join(re.escape(u) for u in UNITS) + "))?")
+_PREFIX_UNIT = re.compile(r"(?:(?P<cur>US\$|\$|₩|KRW|USD)\s?)$")
+_KOREAN_DIGITS = {"일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "칠": 7, "팔": 8, "구": 9}
+# two or more numeral letters, or one that is no common word ('이' this, '일' day, '사' company, '구' district)
+_KOREAN_NUMERAL = re.compile(r"(?<![가-힣])(?:[일이삼사오육칠팔구십백천만억조]{2,}|[삼오육칠팔](?= ))")
+_PARTICLE = re.compile(
+    r"(?:입니다|입니까|이다|이며|이고|이었|였|이에요|예요|이요|을|를|이|가|은|는|의|에|으로|로|과|와|도|만|씩|까지|부터|정도|가량)"
+)
 _ENUMERATOR_LEAD = re.compile(r"[ \t]*(?:[-*+][ \t]+)?")  # from the line start to a list number
 _ENUMERATOR_TAIL = re.compile(r"[.)][ \t]+\S")  # '1. 삼성전자', not '324.' ending a line
 _CALENDAR = re.compile(
@@ -89,6 +127,10 @@ class NumberMatch:
     quantity: bool
     """False for numbers that are not amounts: parts of dates and calendar words ('2026년', '11월', '3분기',
     '14:30'), ordinals ('3위', '제3조') and list enumerators ('1.' at the start of a line)."""
+    per_unit: bool = False
+    """A per-unit phrase ('1주당', '1인당'): the number names the unit, it is no amount stated."""
+    precision: Decimal = Decimal(1)
+    """The place value of the last significant digit as written ('1,051.4' 0.1, '310.6조' 10^11, '1,500' 100)."""
 
     @property
     def value(self) -> int | float:
@@ -184,9 +226,92 @@ def _unit_at(t: str, i: int) -> tuple[str | None, int]:
     assert u is not None
     bare = max(i, u.end("about"))  # after '여' when present
     unit = u.group("unit")
-    if unit in _ORDINAL_UNITS and u.start("unit") != bare:  # '3위' is a rank; in '324 등', 등 means "etc."
+    spaced = unit is not None and u.start("unit") != bare
+    if unit in _ORDINAL_UNITS and spaced:  # '3위' is a rank; in '324 등', 등 means "etc."
+        unit = None
+    # after a space a one-letter unit must end its word, but for a particle: '3 인천' is no '3인', '5 일반' no
+    # '5일', while '1,446 원입니다' and '6 명이' are
+    word_goes_on = re.match(r"[가-힣A-Za-z]", t[u.end() : u.end() + 1]) is not None
+    if spaced and unit is not None and len(unit) == 1 and word_goes_on and not _PARTICLE.match(t, u.end()):
         unit = None
     return unit, (u.end() if unit else bare)
+
+
+_BIG_OR_SMALL = {"조": 10**12, "억": 10**8, "만": 10**4, "천": 1000, "백": 100}
+
+
+def _precision(text: str, value: Decimal) -> Decimal:
+    """The place value of the last written significant digit: its decimals, or its trailing zeros, times the
+    units written after it ('6,789만' 10^4, '3천만' 10^7, '1.2만' 10^3)."""
+    runs = list(re.finditer(r"\d[\d,]*(?:\.\d+)?", text))
+    if not runs:
+        whole = abs(value).to_integral_value()
+        zeros = len(str(int(whole))) - len(str(int(whole)).rstrip("0")) if whole else 0
+        return Decimal(10) ** zeros
+    last = runs[-1]
+    digits = last.group().replace(",", "")
+    if "." in digits:
+        place = Decimal(1).scaleb(-len(digits.split(".")[1]))
+    else:
+        place = Decimal(10) ** (len(digits) - len(digits.rstrip("0"))) if digits.strip("0") else Decimal(1)
+    for ch in text[last.end() :]:
+        if ch in _BIG_OR_SMALL:
+            place *= _BIG_OR_SMALL[ch]
+        elif not ch.isspace():
+            break
+    return place
+
+
+def _korean_numeral(word: str) -> Decimal | None:
+    """A sino-Korean numeral word ('천사백사십육' 1446, '삼천만' 30000000), or None when it is not one."""
+    total, section, digit = 0, 0, None
+    last_big = None
+    for ch in word:
+        if ch in _KOREAN_DIGITS:
+            if digit is not None:
+                return None
+            digit = _KOREAN_DIGITS[ch]
+        elif ch in "십백천":
+            section += (digit or 1) * {"십": 10, "백": 100, "천": 1000}[ch]
+            digit = None
+        else:  # 만 억 조
+            big = _BIG[ch]
+            if last_big is not None and big >= last_big:
+                return None
+            total += (section + (digit or 0) or 1) * big
+            section, digit, last_big = 0, None, big
+    if len(word) > 1 and not any(ch in "십백천만억조" for ch in word):
+        return None  # '오육' is no numeral
+    return Decimal(total + section + (digit or 0))
+
+
+def _numeral_words(t: str, taken: list[tuple[int, int]]) -> list[NumberMatch]:
+    """Korean numeral words followed by a unit ('천사백사십육 원'); without a unit they are only words."""
+    out: list[NumberMatch] = []
+    for m in _KOREAN_NUMERAL.finditer(t):
+        if _overlaps(taken, m.start(), m.end()):
+            continue
+        value = _korean_numeral(m.group())
+        if value is None:
+            continue
+        unit, end = _unit_at(t, m.end())
+        if unit is None or unit in _ORDINAL_UNITS:
+            continue
+        if len(m.group()) == 2 and m.group()[1] in "만억조" and not t.startswith(" ", m.end()):
+            continue  # '구조원', '오만한' are words; '일억 원' is an amount
+        out.append(
+            NumberMatch(
+                t[m.start() : end],
+                value,
+                unit,
+                m.start(),
+                end,
+                True,
+                t.startswith("당", end),
+                _precision("", value),
+            )
+        )
+    return out
 
 
 def _scan_numbers(t: str) -> list[NumberMatch]:
@@ -215,9 +340,18 @@ def _scan_numbers(t: str) -> list[NumberMatch]:
             )
         )
         in_calendar = _overlaps(calendar, start, end)
-        found.append(NumberMatch(t[start:end], value, unit, start, end, not (ordinal or in_calendar)))
+        if unit is None and (prefix := _PREFIX_UNIT.search(t, max(0, start - 5), start)):
+            unit = prefix.group("cur")
+        precision = _precision(t[digit:end], value)
+        per_unit = unit is not None and t.startswith("당", end)
+        found.append(
+            NumberMatch(
+                t[start:end], value, unit, start, end, not (ordinal or in_calendar), per_unit, precision
+            )
+        )
         pos = end
-    return found
+    found += _numeral_words(t, [(n.start, n.end) for n in found])
+    return sorted(found, key=lambda n: n.start)
 
 
 def find_numbers(text: str) -> list[NumberMatch]:
@@ -252,6 +386,7 @@ _DATE = re.compile(
     r"|(?P<s>(?<![\d/])(?P<sy>\d{4})/(?P<sm>\d{1,2})/(?P<sd>\d{1,2})(?!\d))"
     r"|(?P<c>(?<![\d,.])(?P<cy>[1-9]\d{3})(?P<cm>\d\d)(?P<cd>\d\d)(?!\d)(?![.,]\d))"
     r"|(?P<md>(?<!\d)(?P<mm>\d{1,2})\s*월\s*(?P<mdd>\d{1,2})\s*일)"
+    r"|(?P<sl>(?<![\d/.,])(?P<slm>1[0-2]|0?[1-9])/(?P<sld>3[01]|[12]\d|0?[1-9])(?![\d/]))"
 )
 _WEEKDAY = re.compile(r"\s*\(\s*[월화수목금토일](?:요일)?\s*\)$")
 
@@ -282,6 +417,8 @@ def _date_shapes(t: str, reference_year: int | None) -> list[tuple[int, int, dt.
         g = m.groupdict()
         if g["md"] is not None:
             value = _make_date(reference_year, g["mm"], g["mdd"])
+        elif g["sl"] is not None:
+            value = _make_date(reference_year, g["slm"], g["sld"])
         else:
             form = next(k for k in "kphsc" if g[k] is not None)
             value = _make_date(int(g[form + "y"]), g[form + "m"], g[form + "d"])
@@ -297,6 +434,50 @@ def find_dates(text: str, reference_year: int | None = None) -> list[DateMatch]:
     """
     t = fold(text)
     return [DateMatch(v, t[s:e], s, e) for s, e, v in _date_shapes(t, reference_year) if v is not None]
+
+
+@dataclass(frozen=True)
+class Period:
+    """A stated period: 'A부터 B까지', 'A~B', '10월 13~16일', 'A부터 16일까지' (a bare day takes A's month)."""
+
+    first: dt.date
+    last: dt.date
+    start: int
+    end: int
+
+
+_LINK = re.compile(r"\s*(?:일\s*)?(?:(?:부터|에서)\s*(?:[~〜\-–—]\s*)?|[~〜\-–—]\s*)")
+_TAIL_DAY = re.compile(r"(?P<d>\d{1,2})\s*일(?:\s*까지)?")
+_SHORT = re.compile(
+    r"(?:(?P<y>\d{4})\s*년\s*)?(?P<m>\d{1,2})\s*월\s*(?P<a>\d{1,2})\s*(?:일)?\s*(?:부터|[~〜\-–—])\s*"
+    r"(?:(?P<m2>\d{1,2})\s*월\s*)?(?P<b>\d{1,2})\s*일"
+)
+
+
+def find_periods(text: str, reference_year: int | None = None) -> list[Period]:
+    """Every stated period in `text` whose two ends are valid dates, in order of appearance."""
+    t = fold(text)
+    dates = find_dates(t, reference_year)
+    out: list[Period] = []
+    for a, b in itertools.pairwise(dates):
+        link = _LINK.match(t, a.end)
+        if link is not None and link.end() == b.start and a.value <= b.value:
+            out.append(Period(a.value, b.value, a.start, b.end))
+    for a in dates:
+        link = _LINK.match(t, a.end)
+        tail = _TAIL_DAY.match(t, link.end()) if link is not None else None
+        if link is None or tail is None or any(p.start == a.start for p in out):
+            continue
+        last = _make_date(a.value.year, str(a.value.month), tail.group("d"))
+        if last is not None and last >= a.value:
+            out.append(Period(a.value, last, a.start, tail.end()))
+    for m in _SHORT.finditer(t):
+        year = int(m.group("y")) if m.group("y") else reference_year
+        first = _make_date(year, m.group("m"), m.group("a"))
+        last = _make_date(year, m.group("m2") or m.group("m"), m.group("b"))
+        if first and last and first <= last and not any(p.start <= m.start() < p.end for p in out):
+            out.append(Period(first, last, m.start(), m.end()))
+    return sorted(out, key=lambda p: p.start)
 
 
 def parse_date(text: str, reference_year: int | None = None) -> dt.date | None:

@@ -1,58 +1,88 @@
-"""The RESPONSE axis: find the answer an agent stated in its final message and match it against the gold.
+"""The RESPONSE axis: read the answer an agent committed to in its final message, as a careful grader would, and
+match it against the typed gold answer. docs/evaluation.md states the rules with examples; in short:
 
-Where the stated answer is (`answer_span`):
-    1. After the last explicit marker, if any: '정답:', '답:', '답변:', '최종 답:', '최종 답변:', '최종 정답:',
-       'Answer:', 'Final answer:' (a colon is required; bold around the marker is fine). The span is the rest
-       of that line, or the next paragraph when the line ends at the marker. A marker is authoritative: a
-       marked answer without the value fails even if the value appears elsewhere.
-    2. Otherwise the whole message.
-    3. For scalar number and date answers only, bold text ('**...**') inside that span narrows it further,
-       if the bold text holds at least one candidate of the answer's kind. Bold labels ('**주의**:' or
-       '**정답:**' at the start of a line) and markdown heading lines are not answer text.
+1. Span. After the last marker ('정답:', '답:', '답변:', '최종 답(변):', 'Answer:', 'Final answer:'; or a sentence
+   opening '정답은 …' / '답은 …'): the rest of that line, or with it the next paragraph when the line holds no
+   candidate. Otherwise the whole message. For one number or date, bold text inside the span narrows it.
+2. Pasted data (JSON or XML) is not an answer. An empty message is not an answer.
+3. Asides in ( ), （ ）, [ ] neither break nor make an answer, unless nothing outside them can be read.
+4. The span is split into sentences; a negated sentence ('… 아닙니다', 'not') commits to nothing.
+5. number: the committed sentence is the first with a candidate of a compatible unit (won vs dollar vs percent vs
+   persons...); its last such candidate is the stated value, unless only a list or range connector stands before
+   it ('1,444~1,446원', '1,446원 또는 1,447원') or a bound follows ('이상', '미만'): several values or a bound fail.
+   The value matches within the declared tolerance, or when it is the gold rounded to the precision it is written
+   in and within 0.5% ('약 1051 kcal' for 1051.4, '310.6조 원'). Per-unit phrases ('1주당') are no amounts.
+6. date: the committed sentence is the first with a date ('10/16', '10월 16일', ISO, dotted, YYYYMMDD); a stated
+   period ('10월 13일부터 16일까지') answers only a gold with `period` (its first or last day); a list of dates
+   fails; else its last date.
+7. text: the gold (value or alias) must be named in a committed sentence, and no distractor (the other values the
+   chain offered where the answer was chosen) named outside asides, and no '또는' / '혹은' / 'or' / '/' hedge.
+8. list: every item stated; no distractor (text) or extra value (numbers, dates); in order when ordered.
 
-How the span is matched (`score_response`):
-    number  The LAST number in the span must be within tolerance: |stated - gold| <= max(tolerance,
-            rel_tolerance * |gold|). So '1,000명 중 324명' passes for 324, while a list of ten numbers with the
-            right one in the middle fails. Numbers that are not amounts (dates, '2026년', '11월', '3위',
-            '1.' list enumerators) are skipped, unless the span holds nothing else.
-    date    The LAST date in the span must equal the gold date (month-day forms take `reference_year`).
-    text    Any gold spelling (value or alias), normalized, occurs in the normalized span.
-    list    Every gold item is stated. For number and date items, every stated number (date) must also match
-            some gold item: no extras. Ordered lists compare the stated values in order of first appearance
-            (repeats of an earlier value ignored) item by item, so extras or a wrong order fail. Text items
-            cannot have detectable extras; an ordered text list needs the first occurrences in gold order.
-
-No LLM is involved. An LLM judge can be plugged in later as a `Judge`; nothing calls one by default.
+A verdict is `readable=False` only when the span holds no candidate of the answer's kind at all: then, and only
+then, an optional LLM judge may decide (it never overrides a rule's fail). No LLM is involved otherwise.
 """
 
 from __future__ import annotations
 
-import datetime as dt
+import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal
-from typing import Literal, Protocol, assert_never
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, Literal, Protocol, assert_never
 
 from pydantic import Field
 
 from kopa_gen.evaluate.answers import Answer, DateAnswer, ListAnswer, NumberAnswer, TextAnswer
-from kopa_gen.evaluate.normalize import NumberMatch, find_dates, find_numbers, find_text, fold, normalize_text
+from kopa_gen.evaluate.normalize import (
+    DateMatch,
+    NumberMatch,
+    compatible_units,
+    find_dates,
+    find_numbers,
+    find_periods,
+    fold,
+    normalize_text,
+)
 from kopa_gen.spec.kopa import StrictModel
 
 Source = Literal["marker", "bold", "message"]
-Candidate = int | float | str | dt.date
 
 _MARKER = re.compile(
     r"(?P<open>\*\*\s*)?(?<![가-힣A-Za-z])(?:최종\s*(?:정답|답변|답)|정답|답변|답|final\s+answer|answer)"
     r"\s*(?P<shut>\*\*\s*)?:(?P<after>\s*\*\*)?",
     re.IGNORECASE,
 )
+_PHRASE_MARKER = re.compile(
+    r"(?:^|(?<=[.!?。\n])\s*|(?<=\s))(?:최종\s*)?(?:정답|답)(?:은|는)\s+", re.MULTILINE
+)
+_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
 _BOLD = re.compile(r"\*\*(?!\s)(.+?)(?<!\s)\*\*")
 _LINE_LEAD = re.compile(r"[ \t]*(?:[-*+][ \t]+|\d+[.)][ \t]+)?")
+_ASIDE = re.compile(r"\([^()]*\)|（[^（）]*）|\[[^\[\]]*\]")
+# after a digit a period is no sentence end: '2026. 10. 16.', '1. 보통주' (an enumerator), '324.' before a line
+_SENTENCE_END = re.compile(r"(?<!\d)[.!?。](?=\s|$)|\n|;")
+_NEGATION = re.compile(
+    r"아니(?:다|라|며|고|었|에요|예요|요|오|ㅂ)|아닙|아닌|아님|않|(?<![a-z])(?:not|isn't|no)(?![a-z])",
+    re.IGNORECASE,
+)
+_LIST_LINK = re.compile(
+    r"^\s*(?:,|、|/|~|〜|-|–|—|또는|혹은|이나|나|및|와|과|그리고|부터|or|and|to|,\s*(?:또는|혹은|or))?\s*$",
+    re.IGNORECASE,
+)
+_BOUND_AFTER = re.compile(r"^\s*(?:이상|이하|미만|초과|이내|넘게|넘는|남짓|가까이|사이)")
+_BOUND_BEFORE = re.compile(
+    r"(?:최소|최대|적어도|at least|up to|more than|less than|over|under)\s*$", re.IGNORECASE
+)
+_HEDGE_TEXT = re.compile(r"또는|혹은|(?<![a-z])or(?![a-z])|/", re.IGNORECASE)
+_JSON_KEY = re.compile(r"\"[^\"\n]{1,60}\"\s*:")
+_XML_TAG = re.compile(r"</?[A-Za-z_][\w:.-]*(?:\s[^<>]*)?/?>")
+_ROUNDING_SHARE = Decimal("0.005")
 
 
 class Judge(Protocol):
-    """An optional fallback that decides a response the rules could not (an LLM behind an endpoint)."""
+    """An optional fallback that decides a response the rules could not read (an LLM behind an endpoint)."""
 
     async def judge(self, query: str, gold: Answer, message: str) -> bool | None:
         """True or False for a verdict; None to abstain."""
@@ -63,13 +93,14 @@ class ResponseVerdict(StrictModel):
     """The RESPONSE axis result for one final message."""
 
     passed: bool = Field(description="True when the stated answer matches the gold answer.")
-    extracted: str = Field(
-        description="What was compared, as text: the last number or date as written, the stated list values "
-        "joined by ' | ', or the normalized text span."
-    )
+    extracted: str = Field(description="What was compared, as text: the stated value(s) or the read span.")
     reason: str = Field(description="Why it passed or failed, in one short English sentence.")
     source: Source = Field(
         description="Where the compared span came from: after a marker, bold text, or the whole message."
+    )
+    readable: bool = Field(
+        default=True,
+        description="False when the span holds no candidate of the answer's kind: only then may a judge decide.",
     )
 
 
@@ -81,6 +112,9 @@ class AnswerSpan:
     source: Source
 
 
+# ------------------------------------------------------------------------------------------------ spans
+
+
 def _unbold_edges(text: str) -> str:
     """Drop an unpaired '**' left at either end by a marker inside bold ('**정답: 324명**')."""
     text = text.strip()
@@ -89,25 +123,34 @@ def _unbold_edges(text: str) -> str:
     return text.strip()
 
 
-def _marked(message: str) -> str | None:
-    """The text after the last marker: the rest of its line, else the following paragraph."""
-    markers = list(_MARKER.finditer(message))
-    if not markers:
+def _after_marker(message: str) -> tuple[str, str] | None:
+    """(rest of the marker's line, the paragraph after it) for the last marker, or None without one. An
+    <answer>…</answer> element is a marker whose span is its content."""
+    tagged = _ANSWER_TAG.findall(message)
+    if tagged:
+        return tagged[-1].strip(), ""
+    colon = list(_MARKER.finditer(message))
+    phrase = list(_PHRASE_MARKER.finditer(message))
+    last_colon = colon[-1] if colon else None
+    last_phrase = phrase[-1] if phrase else None
+    if last_colon is None and last_phrase is None:
         return None
-    m = markers[-1]
-    # '**정답:** 324' closes the bold after the colon; in '정답: **324**' the '**' opens the answer's bold.
-    closes = m.group("after") and m.group("open") and not m.group("shut")
-    after = message[m.end() if closes or not m.group("after") else m.start("after") :]
+    if last_colon is not None and (last_phrase is None or last_colon.start() >= last_phrase.start()):
+        m = last_colon
+        # '**정답:** 324' closes the bold after the colon; in '정답: **324**' the '**' opens the answer's bold.
+        closes = m.group("after") and m.group("open") and not m.group("shut")
+        after = message[m.end() if closes or not m.group("after") else m.start("after") :]
+    else:
+        assert last_phrase is not None
+        after = message[last_phrase.end() :]
     line, _, rest = after.partition("\n")
-    if _unbold_edges(line):
-        return _unbold_edges(line)
     paragraph: list[str] = []
     for row in rest.split("\n"):
         if row.strip():
             paragraph.append(row)
         elif paragraph:
             break
-    return "\n".join(paragraph).strip()
+    return _unbold_edges(line), "\n".join(paragraph).strip()
 
 
 def _bold(text: str) -> str:
@@ -125,59 +168,134 @@ def _bold(text: str) -> str:
     return "\n".join(runs)
 
 
-def answer_span(message: str, answer: Answer, reference_year: int) -> AnswerSpan:
-    """The agent's stated answer in `message` (rules in the module docstring)."""
+def answer_span(
+    message: str, answer: Answer, reference_year: int, distractors: Sequence[Any] = ()
+) -> AnswerSpan:
+    """The agent's stated answer in `message` (rules 1 and 3 of the module docstring)."""
     message = fold(message)
-    marked = _marked(message)
-    span = AnswerSpan(marked, "marker") if marked is not None else AnswerSpan(message, "message")
+    marked = _after_marker(message)
+    if marked is None:
+        span = AnswerSpan(message.strip(), "message")
+    else:
+        line, paragraph = marked
+        holds = bool(_candidates(line, answer, reference_year, distractors))
+        span = AnswerSpan(line if holds or not paragraph else f"{line}\n{paragraph}".strip(), "marker")
     if isinstance(answer, NumberAnswer | DateAnswer):
         bold = _bold(span.text)
-        if bold and extract(bold, answer, reference_year):
+        if bold and _candidates(bold, answer, reference_year, distractors):
             return AnswerSpan(bold, "bold")
     return span
 
 
-# ------------------------------------------------------------------------------------------- candidates
+def without_asides(text: str) -> str:
+    """The text with parenthesised and bracketed asides replaced by a space (nested ones too)."""
+    previous = None
+    while previous != text:
+        previous, text = text, _ASIDE.sub(" ", text)
+    return text
 
 
-def _numbers(text: str) -> list[NumberMatch]:
-    """Amounts in `text`; every number when it holds no amount (a bare '2026년' is then a candidate)."""
-    found = find_numbers(text)
+def sentences(text: str) -> list[str]:
+    """Sentences: split after . ! ? 。 before a space or the end (never inside a number), at line breaks and ;."""
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        out.append(text[start : m.end()])
+        start = m.end()
+    out.append(text[start:])
+    return [s.strip() for s in out if s.strip()]
+
+
+def pasted(text: str) -> bool:
+    """Whether the span is structured data (JSON or XML) rather than a stated answer."""
+    stripped = text.strip()
+    if len(_JSON_KEY.findall(stripped)) >= 2:
+        return True
+    if stripped[:1] in "{[" and stripped[-1:] in "}]":
+        try:
+            return isinstance(json.loads(stripped), dict | list)
+        except ValueError:
+            return False
+    return len(_XML_TAG.findall(stripped)) >= 2
+
+
+def _negated(sentence: str) -> bool:
+    return _NEGATION.search(sentence) is not None
+
+
+# ----------------------------------------------------------------------------------------- candidates
+
+
+def _amounts(text: str) -> list[NumberMatch]:
+    """Amounts in `text`; every number (calendar words too) when it holds no amount ('1969년' for a year)."""
+    found = [m for m in find_numbers(text) if not m.per_unit]
     return [m for m in found if m.quantity] or found
 
 
-def _text_hits(text: str, items: list[TextAnswer]) -> list[tuple[int, str]]:
-    """(position, spelling) of the first occurrence of each gold spelling found, in order of appearance."""
-    hits = []
-    for item in items:
-        for spelling in item.spellings():
-            at = find_text(text, spelling)
-            if at is not None:
-                hits.append((at, spelling))
-    return sorted(hits)
+def _distractors(answer: Answer, pool: Sequence[Any]) -> list[str]:
+    """Pool values that are not a gold spelling (normalized), as text."""
+    items = answer.items if isinstance(answer, ListAnswer) else [answer]
+    gold = {normalize_text(s) for i in items if isinstance(i, TextAnswer) for s in i.spellings()}
+    out: list[str] = []
+    for v in pool:
+        text = str(v).strip()
+        key = normalize_text(text)
+        if key and key not in gold and text not in out:
+            out.append(text)
+    return out
 
 
-def extract(message: str, answer: Answer, reference_year: int) -> list[Candidate]:
-    """Candidate values of the answer's kind in `message`, in order of appearance.
+def _mentions(text: str, needles: Sequence[str]) -> list[tuple[int, int, str]]:
+    """(start, end, needle) of every mention in normalized `text`, spaces optional; a mention inside a longer
+    mention of another needle is dropped ('과학' inside '지구과학')."""
+    hay = normalize_text(text)
+    found: list[tuple[int, int, str]] = []
+    for needle in needles:
+        key = normalize_text(needle).replace(" ", "")
+        if not key:
+            continue
+        pattern = " ?".join(re.escape(c) for c in key)
+        if key[0].isascii() and key[0].isalnum():
+            pattern = r"(?<![a-z0-9])" + pattern
+        if key[-1].isascii() and key[-1].isalnum():
+            pattern += r"(?![a-z0-9])"
+        found += [(m.start(), m.end(), needle) for m in re.finditer(pattern, hay)]
+    return [
+        f
+        for f in found
+        if not any(o[0] <= f[0] and f[1] <= o[1] and (o[1] - o[0]) > (f[1] - f[0]) for o in found)
+    ]
 
-    Numbers: amounts as int or float (see `_numbers`). Dates: `datetime.date`. Text: the gold spellings that
-    occur (free text has no other candidates). Lists: the candidates of their items' kind.
-    """
+
+def _candidates(text: str, answer: Answer, year: int, pool: Sequence[Any]) -> list[Any]:
+    """Anything of the answer's kind in `text` (used to choose a span)."""
     if isinstance(answer, ListAnswer):
-        texts = [i for i in answer.items if isinstance(i, TextAnswer)]
-        if texts:
-            return [s for _, s in _text_hits(message, texts)]
-        return extract(message, answer.items[0], reference_year)  # items are all of one kind
+        return (
+            _candidates(text, answer.items[0], year, pool)
+            if not isinstance(answer.items[0], TextAnswer)
+            else [m for item in answer.items for m in _candidates(text, item, year, pool)]
+        )
     if isinstance(answer, NumberAnswer):
-        return [m.value for m in _numbers(message)]
+        return _amounts(text)
     if isinstance(answer, DateAnswer):
-        return [m.value for m in find_dates(message, reference_year)]
+        return [*find_dates(text, year), *find_periods(text, year)]
     if isinstance(answer, TextAnswer):
-        return [s for _, s in _text_hits(message, [answer])]
+        return _mentions(text, [*answer.spellings(), *_distractors(answer, pool)])
     assert_never(answer)
 
 
-# --------------------------------------------------------------------------------------------- matching
+# ---------------------------------------------------------------------------------------------- verdicts
+
+
+def _verdict(
+    passed: bool, extracted: str, reason: str, span: AnswerSpan, readable: bool = True
+) -> ResponseVerdict:
+    return ResponseVerdict(
+        passed=passed, extracted=extracted, reason=reason, source=span.source, readable=readable
+    )
+
+
+def _where(span: AnswerSpan) -> str:
+    return {"marker": "the marked answer", "bold": "the bold answer", "message": "the message"}[span.source]
 
 
 def _decimal(x: int | float) -> Decimal:
@@ -188,110 +306,206 @@ def _show(d: Decimal) -> str:
     return format(d.normalize(), "f")
 
 
-def _allowed(gold: NumberAnswer) -> Decimal:
-    return max(_decimal(gold.tolerance), _decimal(gold.rel_tolerance) * abs(_decimal(gold.value)))
+def number_matches(stated: NumberMatch, gold: NumberAnswer) -> tuple[bool, str]:
+    """Declared tolerance, or the gold rounded to the stated precision within 0.5% (rule 5)."""
+    want = _decimal(gold.value)
+    off = abs(stated.exact - want)
+    allowed = max(_decimal(gold.tolerance), _decimal(gold.rel_tolerance) * abs(want))
+    if off <= allowed:
+        return True, f"{stated.text!r} matches {_show(want)}"
+    step = stated.precision
+    rounded = (want / step).quantize(Decimal(1), rounding=ROUND_HALF_UP) * step
+    if rounded == stated.exact and off <= _ROUNDING_SHARE * abs(want):
+        return True, f"{stated.text!r} is {_show(want)} rounded to {_show(step)}"
+    return False, f"{stated.text!r} is off from {_show(want)} by {_show(off)}"
 
 
-def _number_ok(stated: NumberMatch, gold: NumberAnswer) -> bool:
-    return abs(stated.exact - _decimal(gold.value)) <= _allowed(gold)
+def _committed(span: AnswerSpan, main: str, pick: Any) -> tuple[str, list[Any], str | None] | None:
+    """The first non-negated sentence of `main` in which `pick` finds candidates, with the sentence after it."""
+    parts = sentences(main)
+    for k, sentence in enumerate(parts):
+        found = pick(sentence)
+        if found and not _negated(sentence):
+            return sentence, found, parts[k + 1] if k + 1 < len(parts) else None
+    return None
 
 
-def _where(span: AnswerSpan) -> str:
-    return {"marker": "the marked answer", "bold": "the bold answer", "message": "the message"}[span.source]
+_BARE_REST = re.compile(r"^[\s\-*+•·,.:;)(\d]*(?:입니다|이다|임|예요|이에요)?[\s.!]*$")
+
+
+def _bare(sentence: str, spans: list[tuple[int, int]]) -> bool:
+    """A sentence that is only its candidate (a list line such as '- 1,447원' or '1,447원입니다')."""
+    rest = "".join(ch for i, ch in enumerate(sentence) if not any(a <= i < b for a, b in spans))
+    return _BARE_REST.match(rest) is not None
+
+
+def _main(span: AnswerSpan, has: Any) -> str:
+    """The span without asides, or the whole span when nothing outside the asides can be read."""
+    main = without_asides(span.text)
+    return main if has(main) else span.text
 
 
 def _score_number(span: AnswerSpan, gold: NumberAnswer) -> ResponseVerdict:
-    found = _numbers(span.text)
-    if not found:
-        return ResponseVerdict(
-            passed=False, extracted="", reason=f"no number in {_where(span)}", source=span.source
-        )
-    last = found[-1]
-    off, allowed, want = abs(last.exact - _decimal(gold.value)), _allowed(gold), _show(_decimal(gold.value))
-    if off <= allowed:
-        reason = (
-            f"last number {_show(last.exact)} matches {want} (off by {_show(off)}, allowed {_show(allowed)})"
-        )
-    else:
-        reason = (
-            f"last number {_show(last.exact)} is off from {want} by {_show(off)} (allowed {_show(allowed)})"
-        )
-    return ResponseVerdict(passed=off <= allowed, extracted=last.text, reason=reason, source=span.source)
+    main = _main(span, _amounts)
+    everything = _amounts(main)
+    if not everything:
+        return _verdict(False, "", f"no number in {_where(span)}", span, readable=False)
 
+    def compatible(sentence: str) -> list[NumberMatch]:
+        return [m for m in _amounts(sentence) if compatible_units(gold.unit, m.unit)]
 
-def _score_date(span: AnswerSpan, gold: DateAnswer, reference_year: int) -> ResponseVerdict:
-    found = find_dates(span.text, reference_year)
-    if not found:
-        return ResponseVerdict(
-            passed=False, extracted="", reason=f"no valid date in {_where(span)}", source=span.source
-        )
-    last = found[-1]
-    ok = last.value == gold.value
-    reason = f"last date {last.value} {'equals' if ok else 'differs from'} {gold.value}"
-    return ResponseVerdict(passed=ok, extracted=last.text, reason=reason, source=span.source)
-
-
-def _score_text(span: AnswerSpan, gold: TextAnswer) -> ResponseVerdict:
-    hits = _text_hits(span.text, [gold])
-    shown = normalize_text(span.text)
-    if hits:
-        reason = f"found {hits[0][1]!r} in {_where(span)}"
-        return ResponseVerdict(passed=True, extracted=shown, reason=reason, source=span.source)
-    n = len(gold.spellings())
-    reason = f"none of {n} gold spelling{'s' if n > 1 else ''} occurs in {_where(span)}"
-    return ResponseVerdict(passed=False, extracted=shown, reason=reason, source=span.source)
-
-
-def _score_text_list(span: AnswerSpan, gold: ListAnswer) -> ResponseVerdict:
-    items = [i for i in gold.items if isinstance(i, TextAnswer)]
-    firsts: list[int] = []
-    for n, item in enumerate(items, 1):
-        at = [p for p, _ in _text_hits(span.text, [item])]
-        if not at:
-            return ResponseVerdict(
-                passed=False,
-                extracted=normalize_text(span.text),
-                reason=f"item {n} ({item.value!r}) not found in {_where(span)}",
-                source=span.source,
+    found = _committed(span, main, compatible)
+    if found is None:
+        if not any(compatible_units(gold.unit, m.unit) for m in everything):
+            units = sorted({m.unit for m in everything if m.unit})
+            return _verdict(
+                False, everything[-1].text, f"stated in {', '.join(units)}, not {gold.unit}", span
             )
-        firsts.append(min(at))
-    shown = " | ".join(s for _, s in _text_hits(span.text, items))
-    if gold.ordered and firsts != sorted(firsts):
-        return ResponseVerdict(
-            passed=False, extracted=shown, reason="items stated out of order", source=span.source
+        return _verdict(False, everything[-1].text, "the only statement of a value is negated", span)
+    sentence, numbers, after = found
+    stated = numbers[-1]
+    if len(numbers) >= 2 and _LIST_LINK.match(sentence[numbers[-2].end : stated.start]):
+        shown = " | ".join(m.text for m in numbers)
+        return _verdict(False, shown, "states several values (a list or a range), not one", span)
+    following = compatible(after) if after is not None else []
+    if (
+        following
+        and _bare(sentence, [(m.start, m.end) for m in numbers])
+        and _bare(after or "", [(m.start, m.end) for m in following])
+    ):
+        shown = f"{stated.text} | {following[-1].text}"
+        return _verdict(False, shown, "lists values line by line, not one", span)
+    if _BOUND_AFTER.match(sentence[stated.end :]) or _BOUND_BEFORE.search(sentence[: stated.start]):
+        return _verdict(False, stated.text, "states a bound (이상, 이하, 최대, ...), not a value", span)
+    ok, why = number_matches(stated, gold)
+    return _verdict(ok, stated.text, why, span)
+
+
+def _score_date(span: AnswerSpan, gold: DateAnswer, year: int) -> ResponseVerdict:
+    def dated(sentence: str) -> list[Any]:
+        return [*find_dates(sentence, year), *find_periods(sentence, year)]
+
+    main = _main(span, dated)
+    if not dated(main):
+        return _verdict(False, "", f"no valid date in {_where(span)}", span, readable=False)
+    found = _committed(span, main, dated)
+    if found is None:
+        return _verdict(False, "", "the only statement of a date is negated", span)
+    sentence, _, after = found
+    periods = find_periods(sentence, year)
+    dates = find_dates(sentence, year)
+    if periods:
+        period = periods[-1]
+        if gold.period is None:
+            return _verdict(False, f"{period.first}..{period.last}", "states a period, not one day", span)
+        day = period.last if gold.period == "end" else period.first
+        ok = day == gold.value
+        return _verdict(
+            ok,
+            day.isoformat(),
+            f"the period's {gold.period} {day} {'equals' if ok else 'differs from'} {gold.value}",
+            span,
         )
-    return ResponseVerdict(
-        passed=True, extracted=shown, reason=f"all {len(items)} items found", source=span.source
+    if len(dates) >= 2 and _LIST_LINK.match(sentence[dates[-2].end : dates[-1].start]):
+        return _verdict(False, " | ".join(d.text for d in dates), "states several dates, not one", span)
+    following = find_dates(after, year) if after is not None else []
+    if (
+        following
+        and _bare(sentence, [(d.start, d.end) for d in dates])
+        and _bare(after or "", [(d.start, d.end) for d in following])
+    ):
+        return _verdict(
+            False, f"{dates[-1].text} | {following[-1].text}", "lists dates line by line, not one", span
+        )
+    last: DateMatch = dates[-1]
+    ok = last.value == gold.value
+    return _verdict(
+        ok, last.text, f"date {last.value} {'equals' if ok else 'differs from'} {gold.value}", span
     )
 
 
-def _score_value_list(span: AnswerSpan, gold: ListAnswer, reference_year: int) -> ResponseVerdict:
+def _score_text(span: AnswerSpan, gold: TextAnswer, pool: Sequence[Any]) -> ResponseVerdict:
+    others = _distractors(gold, pool)
+    needles = [*gold.spellings(), *others]
+    main = _main(span, lambda t: bool(_mentions(t, needles)))
+    shown = normalize_text(main)
+    affirmed = [s for s in sentences(main) if not _negated(s)]
+    named = [m for s in affirmed for m in _mentions(s, needles) if m[2] in others]
+    if named:
+        names = ", ".join(dict.fromkeys(m[2] for m in named))
+        return _verdict(False, shown, f"also names {names}, so it does not commit to one answer", span)
+    mentioned = [(s, _mentions(s, gold.spellings())) for s in sentences(main)]
+    mentioned = [(s, hits) for s, hits in mentioned if hits]
+    if not mentioned:
+        return _verdict(
+            False, shown, f"the gold {gold.value!r} is not named in {_where(span)}", span, readable=False
+        )
+    committed = [(s, hits) for s, hits in mentioned if not _negated(s)]
+    if not committed:
+        return _verdict(False, shown, f"{gold.value!r} is named only in a negated sentence", span)
+    if any(_HEDGE_TEXT.search(s) for s, _ in committed):
+        return _verdict(False, shown, "hedges between alternatives (또는 / 혹은 / or)", span)
+    return _verdict(True, shown, f"names {committed[0][1][0][2]!r} and no other candidate", span)
+
+
+def _score_text_list(span: AnswerSpan, gold: ListAnswer, pool: Sequence[Any]) -> ResponseVerdict:
+    items = [i for i in gold.items if isinstance(i, TextAnswer)]
+    others = _distractors(gold, pool)
+    spellings = [s for i in items for s in i.spellings()]
+    main = _main(span, lambda t: bool(_mentions(t, [*spellings, *others])))
+    shown = normalize_text(main)
+    named = [m for m in _mentions(main, [*spellings, *others]) if m[2] in others]
+    if named:
+        return _verdict(False, shown, f"also names {named[0][2]!r}, which is not a gold item", span)
+    firsts: list[int] = []
+    for n, item in enumerate(items, 1):
+        hits = _mentions(main, item.spellings())
+        if not hits:
+            readable = n > 1 or any(_mentions(main, i.spellings()) for i in items)
+            return _verdict(
+                False, shown, f"item {n} ({item.value!r}) not named in {_where(span)}", span, readable
+            )
+        firsts.append(min(h[0] for h in hits))
+    if gold.ordered and firsts != sorted(firsts):
+        return _verdict(False, shown, "items stated out of order", span)
+    return _verdict(True, shown, f"all {len(items)} items named, no other candidate", span)
+
+
+def _score_value_list(span: AnswerSpan, gold: ListAnswer, year: int) -> ResponseVerdict:
     """Number and date lists: stated values and gold items must match one to one (in order when ordered)."""
     numbers = [i for i in gold.items if isinstance(i, NumberAnswer)]
     dates = [i for i in gold.items if isinstance(i, DateAnswer)]
     stated: list[tuple[str, str]] = []  # (source text, shown value)
     matches: list[list[bool]] = []  # matches[s][g]: stated value s matches gold item g
     if numbers:
-        for m in _numbers(span.text):
+        main = _main(span, _amounts)
+        for m in _amounts(main):
+            if not all(compatible_units(g.unit, m.unit) for g in numbers):
+                return _verdict(
+                    False, m.text, f"{m.text!r} is stated in {m.unit}, not {numbers[0].unit}", span
+                )
             stated.append((m.text, _show(m.exact)))
-            matches.append([_number_ok(m, g) for g in numbers])
+            matches.append([number_matches(m, g)[0] for g in numbers])
         wanted = [_show(_decimal(g.value)) for g in numbers]
     else:
-        for d in find_dates(span.text, reference_year):
+        main = _main(span, lambda t: bool(find_dates(t, year)))
+        for d in find_dates(main, year):
             stated.append((d.text, d.value.isoformat()))
             matches.append([d.value == g.value for g in dates])
         wanted = [g.value.isoformat() for g in dates]
     extracted = " | ".join(text for text, _ in stated)
+    if not stated:
+        return _verdict(False, "", f"no values in {_where(span)}", span, readable=False)
 
     def fail(reason: str) -> ResponseVerdict:
-        return ResponseVerdict(passed=False, extracted=extracted, reason=reason, source=span.source)
+        return _verdict(False, extracted, reason, span)
 
     if gold.ordered:
         seen: set[str] = set()
         order: list[int] = []
-        for s, (_, shown) in enumerate(stated):
-            if shown not in seen:
-                seen.add(shown)
+        for s, (_, value) in enumerate(stated):
+            if value not in seen:
+                seen.add(value)
                 order.append(s)
         values = [stated[s][1] for s in order]
         if len(order) != len(wanted) or not all(matches[s][g] for g, s in enumerate(order)):
@@ -300,28 +514,37 @@ def _score_value_list(span: AnswerSpan, gold: ListAnswer, reference_year: int) -
         for g, want in enumerate(wanted):
             if not any(row[g] for row in matches):
                 return fail(f"item {g + 1} ({want}) not stated in {_where(span)}")
-        for (_, shown), row in zip(stated, matches, strict=True):
+        for (_, value), row in zip(stated, matches, strict=True):
             if not any(row):
-                return fail(f"extra value {shown} is not a gold item")
-    return ResponseVerdict(
-        passed=True, extracted=extracted, reason=f"all {len(wanted)} items stated", source=span.source
-    )
+                return fail(f"extra value {value} is not a gold item")
+    return _verdict(True, extracted, f"all {len(wanted)} items stated", span)
 
 
-def score_response(message: str, answer: Answer, reference_year: int) -> ResponseVerdict:
+def score_response(
+    message: str, answer: Answer, reference_year: int, distractors: Sequence[Any] = ()
+) -> ResponseVerdict:
     """Match the answer stated in `message` against the gold `answer` (rules in the module docstring).
 
-    `reference_year` completes month-day dates ('11월 29일'); use the task world's year.
+    `reference_year` completes month-day dates ('11월 29일', '10/16'); use the task's year. `distractors` are the
+    other values the chain offered where the answer was chosen (a fixture's `answer_pool`; gold values in it are
+    ignored).
     """
-    span = answer_span(message, answer, reference_year)
+    if not message.strip():
+        return ResponseVerdict(passed=False, extracted="", reason="empty message", source="message")
+    span = answer_span(message, answer, reference_year, distractors)
+    if pasted(span.text):
+        return _verdict(False, span.text[:80], "pasted data (JSON/XML), not a stated answer", span)
     if isinstance(answer, NumberAnswer):
         return _score_number(span, answer)
     if isinstance(answer, DateAnswer):
         return _score_date(span, answer, reference_year)
     if isinstance(answer, TextAnswer):
-        return _score_text(span, answer)
+        return _score_text(span, answer, distractors)
     if isinstance(answer, ListAnswer):
         if isinstance(answer.items[0], TextAnswer):
-            return _score_text_list(span, answer)
+            return _score_text_list(span, answer, distractors)
         return _score_value_list(span, answer, reference_year)
     assert_never(answer)
+
+
+__all__ = ["Judge", "ResponseVerdict", "answer_span", "number_matches", "score_response", "without_asides"]

@@ -94,12 +94,14 @@ async def run_episode(
             episode = Episode("", [], [], "timeout", f"episode exceeded {config.episode_timeout_s}s")
         except Exception as exc:  # a policy bug must not end the whole run; it is recorded and scored 0
             episode = Episode("", [], [], "error", f"{type(exc).__name__}: {exc}")
-        state = session.state_hash()
+        scope = fixture.get("state_scope") or []
+        state = session.state_hash(scope)
+        written = session.state(scope)
         calls = list(session.calls)
     judged = None
     if config.judge and task.answer is not None and "RESPONSE" in task.reward:
         first = score_episode(task, fixture, episode.final_message, state, calls, episode.turns)
-        if first.response is not None and not first.response.passed and episode.final_message:
+        if first.response is not None and not first.response.readable and episode.final_message:
             from kopa_gen.evaluate.judge import OpenAIJudge
 
             judged = await OpenAIJudge(**config.judge).judge(task.query, task.answer, episode.final_message)
@@ -118,10 +120,12 @@ async def run_episode(
         "turns": episode.turns,
         "messages": episode.messages,
         "state_hash": state,
+        "state": written,
         "response": score.response.model_dump() if score.response is not None else None,
         "environment": score.environment,
         "action": score.action,
         "reward": score.reward,
+        "reason": score.reason,
         "elapsed_s": round(time.perf_counter() - start, 3),
     }
 

@@ -66,7 +66,8 @@ def _discover() -> None:
 
 
 def policy(name: str, **options: Any) -> Policy:
-    """A policy by name (`oracle`, `do-nothing`, `no-lookup`, `first-page`, `openai`)."""
+    """A policy by name (`oracle`, `no-lookup`, `first-page`, `list-all`, `dump`, `do-nothing`; `openai` and
+    `closed-book` with an endpoint)."""
     _discover()
     if name not in _POLICIES:
         raise KeyError(f"unknown policy {name!r}; known: {', '.join(sorted(_POLICIES))}")

@@ -261,11 +261,14 @@ class OpenAIPolicy:
         self.backoff_s = backoff_s
         self.extra_body = dict(extra_body or {})
 
+    def system(self, ctx: TaskContext) -> str:
+        return system_prompt(ctx.task)
+
     async def run(self, ctx: TaskContext, session: Session) -> Episode:
         episode = Episode(
             final_message="",
             messages=[
-                {"role": "system", "content": system_prompt(ctx.task)},
+                {"role": "system", "content": self.system(ctx)},
                 {"role": "user", "content": ctx.task.query},
             ],
         )
@@ -302,6 +305,29 @@ class OpenAIPolicy:
                 episode.stop_reason = "budget"
                 return
         episode.stop_reason = "max_turns"
+
+
+@register("closed-book")
+class ClosedBookPolicy(OpenAIPolicy):
+    """The same endpoint asked once, with no tools: what a model answers from memory. A task it solves does not
+    need the APIs (its answer is a memorisable fact), which a sound benchmark avoids; run it on every model you
+    evaluate to see how much of a score memory alone explains."""
+
+    name: str = "closed-book"
+
+    def system(self, ctx: TaskContext) -> str:
+        lines = [
+            "당신은 한국 공공데이터에 관한 질문에 답하는 어시스턴트입니다. 도구는 없습니다: 알고 있는 지식만으로 답하세요.",
+            f"오늘 날짜: {ctx.task.system.today.isoformat()}",
+            "마지막 답변에는 '정답: ...' 형식으로 최종 답을 적으세요.",
+        ]
+        return "\n".join(lines)
+
+    async def _loop(self, endpoint: _Endpoint, session: Session, episode: Episode) -> None:
+        turn = parse_turn(await endpoint.complete(episode.messages, []), 0)
+        episode.messages.append(turn.message())
+        episode.stop_reason = "answered"
+        episode.final_message = turn.content
 
 
 async def _execute(session: Session, calls: list[Call], episode: Episode) -> None:

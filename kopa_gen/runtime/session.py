@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,7 +80,7 @@ class Session:
         for pid in platforms:
             client = platform_client(project, pid, live, box, retry)
             clients.append(client)
-            toolboxes[pid] = generated_module(pid).create_toolbox(client)
+            toolboxes[pid] = generated_module(pid, root=project.root).create_toolbox(client)
         exposed = frozenset(tools) if tools is not None else None
         return cls(project, tuple(platforms), box, toolboxes, clients, max_calls, exposed)
 
@@ -147,6 +147,11 @@ class Session:
         )
         return outcome
 
-    def state_hash(self) -> str:
-        """SHA-256 over the canonical JSON of the episode's mutable state (the workspace)."""
-        return self.sandbox.episode.state_hash()
+    def state_hash(self, scope: Sequence[Mapping[str, Any]] | None = None) -> str:
+        """SHA-256 over the canonical JSON of the episode's mutable state: the rows in `scope` (a fixture's
+        `state_scope`: what the task's gold writes, text normalized), or everything when no scope is given."""
+        return self.sandbox.episode.state_hash(scope)
+
+    def state(self, scope: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """The scoped rows themselves (what ENVIRONMENT compared), for episode records."""
+        return self.sandbox.episode.scoped(scope)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -67,7 +68,38 @@ class EpisodeStore:
             out[name] = [dict(zip(cols, r, strict=True)) for r in rows]
         return out
 
-    def state_hash(self) -> str:
-        """SHA-256 of the canonical JSON of the snapshot: sorted keys, no spaces, UTF-8."""
-        canonical = json.dumps(self.snapshot(), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    def scoped(self, scope: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """The rows a task's ENVIRONMENT check looks at, in scope order: each `{table, key}` with its row's stored
+        columns (text normalized by `normalize_content`), or `row: null` when the row is absent."""
+        out: list[dict[str, Any]] = []
+        for entry in scope:
+            table, key = str(entry["table"]), dict(entry["key"])
+            t = self.tables.get(table)
+            row: dict[str, Any] | None = None
+            if t is not None:
+                cols = [c.name for c in t.columns if not c.generated]
+                where = " AND ".join(f'"{k}" = ?' for k in key)
+                listed = ", ".join(f'"{c}"' for c in cols)
+                found = self.db.execute(
+                    f'SELECT {listed} FROM "{table}" WHERE {where}', list(key.values())
+                ).fetchone()
+                if found is not None:
+                    row = {c: normalize_content(v) for c, v in zip(cols, found, strict=True)}
+            out.append({"table": table, "key": key, "row": row})
+        return out
+
+    def state_hash(self, scope: Sequence[Mapping[str, Any]] | None = None) -> str:
+        """SHA-256 of canonical JSON (sorted keys, no spaces, UTF-8): of the rows in `scope` (what a task's gold
+        writes), or of the whole snapshot when no scope is given."""
+        state: Any = self.snapshot() if scope is None else self.scoped(scope)
+        canonical = json.dumps(state, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def normalize_content(value: Any) -> Any:
+    """Text as a careful reader compares files: NFC, CR/CRLF line ends as LF, spaces at line ends and blank lines
+    around the text dropped. Other values unchanged."""
+    if not isinstance(value, str):
+        return value
+    text = unicodedata.normalize("NFC", value).replace("\r\n", "\n").replace("\r", "\n")
+    return "\n".join(line.rstrip() for line in text.split("\n")).strip()

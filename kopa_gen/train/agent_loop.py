@@ -101,7 +101,7 @@ class KopaToolAgentLoop(ToolAgentLoop):  # type: ignore[misc]  # verl is untyped
             output.extra_fields.update(
                 {
                     contract.FINAL_MESSAGE: self.final_message(),
-                    contract.STATE_HASH: session.state_hash(),
+                    contract.STATE_HASH: session.state_hash(self.episode.get("state_scope") or []),
                     contract.CALLS: contract.calls_json(session.calls),
                     contract.TURNS: json.dumps(self.turns),
                     contract.STOP_REASON: self.stop_reason,

@@ -58,7 +58,7 @@ def load_ground_truth(text: str) -> tuple[Task, dict[str, Any]]:
 
 def episode_spec(task: Task, fixture: dict[str, Any], seed: int = 0) -> str:
     """What the agent loop needs to open the task's Session exactly as `kopa-gen eval` does (run_episode):
-    platforms, call budget, exposed tools, sandbox seed."""
+    platforms, call budget, exposed tools, sandbox seed, and the rows whose state it hashes at the end."""
     return json.dumps(
         {
             "task_id": task.id,
@@ -66,6 +66,7 @@ def episode_spec(task: Task, fixture: dict[str, Any], seed: int = 0) -> str:
             "max_calls": task.max_calls,
             "tools": task.tools,
             "seed": seed,
+            "state_scope": fixture.get("state_scope") or [],
         },
         ensure_ascii=False,
         sort_keys=True,

@@ -1,0 +1,299 @@
+"""Walking a task's gold chain in a Session: the one executor behind the build (fixtures), the oracle and the
+scripted baselines, so they cannot drift apart.
+
+A gold step is one turn: its calls (and the items of a `for_each` fan-out) go out in parallel. A `pages: all`
+call then reads its remaining pages one turn each, the way an agent pages after seeing `total_count`. Arguments
+are resolved against this walk's own results only. How a walk differs from the gold walk is a `Walker`: the
+baselines skip calls, drop paging, or fill what they cannot resolve; the build walks strictly and turns every
+problem into a diagnostic with its place in the task file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kopa_gen.project import Project
+from kopa_gen.runtime.answer import render_template, source_value
+from kopa_gen.runtime.paths import PathError, select
+from kopa_gen.runtime.session import Session
+from kopa_gen.spec.task import EACH, From, GoldCall, Task, Template
+
+ArgValue = Any
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why the walk could not do what the gold says, at a field path of the task file."""
+
+    loc: tuple[str | int, ...]
+    message: str
+
+
+@dataclass
+class Unit:
+    """One request the walk made: a gold call, one item of its fan-out, one page of it."""
+
+    call: GoldCall
+    key: str  # 'c', 'c[2]' (fan-out item), 'c@3' (page), 'c[2]@3'
+    args: dict[str, Any]
+    item: Any = None
+    item_index: int | None = None
+    page: int | None = None
+    index: int = -1  # position in the session's call log
+    result: dict[str, Any] | None = None  # what the platform answered to this request
+    merged: dict[str, Any] | None = None  # `pages: all`: the first page's result with every page's rows
+    text: str = ""
+    is_error: bool = False
+
+
+@dataclass
+class Walker:
+    """How a walk departs from the gold. The defaults walk the gold exactly (the oracle)."""
+
+    follow_pages: bool = True  # read `pages: all` calls to the end
+    drop_paging: bool = False  # send no page-number or page-size argument (see only the first page)
+    skip: Callable[[GoldCall], bool] = lambda call: False  # calls never made
+    # (tool, argument) -> a value for an argument whose reference cannot be resolved; None leaves it out
+    fill: Callable[[str, str], Any] = lambda tool, name: None
+    # (call, argument, resolved value or None) -> the value to send for a referenced argument of a write call
+    write_value: Callable[[GoldCall, str, Any], Any] | None = None
+    strict: bool = False  # the build: a reference that does not resolve or a call that fails is a Problem
+
+
+@dataclass
+class Walk:
+    results: dict[str, Any] = field(default_factory=dict)  # by gold call id, as later references see them
+    turns: list[list[Unit]] = field(default_factory=list)
+    handoffs: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def units(self) -> list[Unit]:
+        return [u for turn in self.turns for u in turn]
+
+
+def is_write(project: Project, tool: str) -> bool:
+    return project.platform_of(tool).operation(tool).kopa.effect == "write"
+
+
+def coerce(project: Project, tool: str, name: str, value: Any) -> Any:
+    """A referenced value in the type the argument takes (results carry numbers as strings and the path
+    language hands numbers on as numbers): text for a string argument, an int for an integer one."""
+    from kopa_gen.runtime.functions import to_text
+    from kopa_gen.spec.platform import tool_params
+
+    platform = project.platform_of(tool)
+    kind = next(
+        (
+            p.schema.get("type", "string")
+            for p in tool_params(platform.kopa, platform.operation(tool))
+            if p.name == name
+        ),
+        None,
+    )
+    if kind == "integer" and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    if kind in ("string", None) and not isinstance(value, str | list | dict | bool):
+        return to_text(value)
+    return value
+
+
+def _cardinality(base: Any, ref: From, item: Any, results: Mapping[str, Any]) -> int:
+    """How many values a reference chose among: the source's total_count for a list result, else the largest
+    list its path picked from."""
+    if isinstance(base, dict) and isinstance(base.get("total_count"), int):
+        return int(base["total_count"])
+    try:
+        env = {name: source_value(results, r, item) for name, r in ref.with_.items()}
+        return select(base, ref.path, env).candidates
+    except PathError:
+        return 1
+
+
+class _Resolver:
+    def __init__(self, project: Project, walk: Walk, walker: Walker) -> None:
+        self.project = project
+        self.walk = walk
+        self.walker = walker
+
+    def value(self, value: ArgValue, item: Any) -> Any:
+        """A literal as it is; a reference or template resolved (PathError when it cannot be)."""
+        if isinstance(value, From):
+            return source_value(self.walk.results, value, item)
+        if isinstance(value, Template):
+            return render_template(self.walk.results, value, item)
+        return value
+
+    def note(self, call: GoldCall, arg: str, value: ArgValue, item: Any) -> None:
+        for ref in value.sources() if isinstance(value, From | Template) else []:
+            if ref.call == EACH:
+                continue
+            base = self.walk.results.get(ref.call)
+            self.walk.handoffs.append(
+                {
+                    "from": ref.call,
+                    "to": call.id,
+                    "arg": arg,
+                    "cardinality": _cardinality(base, ref, item, self.walk.results),
+                }
+            )
+
+    def args(
+        self, call: GoldCall, item: Any, loc: tuple[str | int, ...], write: bool, first: bool
+    ) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, value in call.args.items():
+            referenced = isinstance(value, From | Template)
+            try:
+                resolved: Any = self.value(value, item)
+            except PathError as exc:
+                if self.walker.strict:
+                    self.walk.problems.append(Problem((*loc, "args", name), str(exc)))
+                resolved = None
+                if not (write and self.walker.write_value is not None):
+                    resolved = self.walker.fill(call.tool, name)
+            else:
+                if referenced:
+                    resolved = coerce(self.project, call.tool, name, resolved)
+                    if first:
+                        self.note(call, name, value, item)
+            if write and referenced and self.walker.write_value is not None:
+                resolved = self.walker.write_value(call, name, resolved)
+            if resolved is not None:
+                out[name] = resolved
+        return out
+
+
+def _items(walk: Walk, call: GoldCall, walker: Walker, loc: tuple[str | int, ...]) -> list[Any] | None:
+    """The fan-out items of a for_each call (None for an ordinary call)."""
+    if call.for_each is None:
+        return None
+    ref = call.for_each
+    try:
+        base = walk.results.get(ref.call, None)
+        if base is None:
+            raise PathError(f"no result for call {ref.call!r}")
+        env = {name: source_value(walk.results, r) for name, r in ref.with_.items()}
+        found = select(base, ref.path, env)
+    except PathError as exc:
+        if walker.strict:
+            walk.problems.append(Problem((*loc, "for_each"), str(exc)))
+        return []
+    items = (
+        found.values
+        if found.many
+        else (found.values[0] if found.values and isinstance(found.values[0], list) else found.values)
+    )
+    walk.handoffs.append({"from": ref.call, "to": call.id, "arg": "for_each", "cardinality": len(items)})
+    return list(items)
+
+
+async def _send(session: Session, units: list[Unit]) -> None:
+    first = len(session.calls)
+    outcomes = await asyncio.gather(*(session.call(u.call.tool, u.args) for u in units))
+    for k, (unit, outcome) in enumerate(zip(units, outcomes, strict=True)):
+        unit.index = first + k
+        unit.text = outcome.text
+        unit.is_error = outcome.is_error or outcome.structured is None
+        unit.result = None if unit.is_error else outcome.structured
+
+
+def _pages_left(result: dict[str, Any]) -> int:
+    total, size = result.get("total_count"), result.get("page_size")
+    if not isinstance(total, int) or not isinstance(size, int) or size <= 0:
+        return 0
+    return max(0, math.ceil(total / size) - 1)
+
+
+async def walk_chain(
+    project: Project, task: Task, session: Session, walker: Walker | None = None, walk: Walk | None = None
+) -> Walk:
+    """Walk the task's gold chain in `session` as `walker` says (into `walk` when given, so callbacks can read
+    it as it grows); stops early when the session's budget is spent."""
+    walker = walker or Walker()
+    walk = walk if walk is not None else Walk()
+    resolver = _Resolver(project, walk, walker)
+    for i, step in enumerate(task.gold):
+        units: list[Unit] = []
+        for j, call in enumerate(step.calls):
+            if walker.skip(call):
+                continue
+            loc: tuple[str | int, ...] = ("gold", i, "calls", j)
+            write = is_write(project, call.tool)
+            paging = project.page_params(call.tool)
+            items = _items(walk, call, walker, loc)
+            for k, item in enumerate(items if items is not None else [None]):
+                args = resolver.args(call, item, loc, write, first=k == 0 or items is None)
+                if paging is not None and walker.drop_paging:
+                    args = {n: v for n, v in args.items() if n not in paging}
+                key = call.id if items is None else f"{call.id}[{k}]"
+                key += "@1" if call.pages else ""
+                units.append(
+                    Unit(call, key, args, item, None if items is None else k, 1 if call.pages else None)
+                )
+        if not units:
+            continue
+        if session.exhausted:
+            break
+        await _send(session, units)
+        walk.turns.append(units)
+        await _more_pages(project, session, walk, walker, units)
+        _collect(walk, walker, step.calls, units, i)
+    return walk
+
+
+async def _more_pages(
+    project: Project, session: Session, walk: Walk, walker: Walker, units: list[Unit]
+) -> None:
+    """The remaining pages of every `pages: all` unit, one turn each (rows appended to the first page's)."""
+    if not walker.follow_pages:
+        return
+    for unit in list(units):
+        if unit.call.pages != "all" or unit.result is None:
+            continue
+        paging = project.page_params(unit.call.tool)
+        if paging is None:
+            continue
+        page_arg, size_arg = paging
+        rows = list(unit.result.get("rows") or [])
+        size = unit.result.get("page_size")
+        for page in range(2, 2 + _pages_left(unit.result)):
+            if session.exhausted:
+                break
+            args = dict(unit.args, **{page_arg: page})
+            if size_arg not in args and isinstance(size, int):
+                args[size_arg] = size
+            base_key = unit.key.split("@")[0]
+            more = Unit(unit.call, f"{base_key}@{page}", args, unit.item, unit.item_index, page)
+            await _send(session, [more])
+            walk.turns.append([more])
+            if more.result is None:
+                break
+            rows += more.result.get("rows") or []
+        unit.merged = dict(unit.result, rows=rows)
+
+
+def _collect(walk: Walk, walker: Walker, calls: list[GoldCall], units: list[Unit], step: int) -> None:
+    """Each gold call's result as later references see it (a fan-out: [{each, result}, ...])."""
+    for j, call in enumerate(calls):
+        mine = [u for u in units if u.call is call]
+        if not mine:
+            continue
+        if walker.strict:
+            for u in mine:
+                if u.is_error:
+                    walk.problems.append(
+                        Problem(
+                            ("gold", step, "calls", j), f"gold call {u.key} ({call.tool}) failed: {u.text}"
+                        )
+                    )
+        seen = [(u, u.merged or u.result) for u in mine]
+        if call.for_each is None:
+            if seen[0][1] is not None:
+                walk.results[call.id] = seen[0][1]
+        else:
+            walk.results[call.id] = [{"each": u.item, "result": r} for u, r in seen if r is not None]
