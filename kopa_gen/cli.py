@@ -136,19 +136,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
     project = _project(args)
     if args.task_dir:
         project = project.with_task_set(Path(args.task_dir))
-    if args.base_url:
-        name = "openai"
-        options: dict[str, Any] = {
-            "base_url": args.base_url,
-            "model": args.model,
-            "api_key_env": args.api_key_env,
-        }
-    elif args.policy:
-        name, options = args.policy, {}
-    else:
+    name = args.policy or ("openai" if args.base_url else None)
+    if name is None:
         raise SystemExit(
-            "give --policy NAME (oracle, do-nothing, no-lookup, first-page) or --base-url URL --model M"
+            "give --policy NAME (oracle, no-lookup, first-page, list-all, dump, do-nothing) or --base-url URL "
+            "--model M (add --policy closed-book to ask the model without tools)"
         )
+    options: dict[str, Any] = {}
+    if name in ("openai", "closed-book"):
+        if not args.base_url or not args.model:
+            raise SystemExit(f"policy {name} talks to a model: give --base-url URL and --model M")
+        options = {"base_url": args.base_url, "model": args.model, "api_key_env": args.api_key_env}
     out = Path(args.out or f"runs/{args.model or name}")
     config = EvalConfig(
         policy=name,
@@ -400,7 +398,11 @@ def main(argv: list[str] | None = None) -> int:
     c.set_defaults(func=cmd_call)
 
     e = sub.add_parser("eval", help="run a policy or a model on the benchmark tasks")
-    e.add_argument("--policy", help="reference policy: oracle, do-nothing, no-lookup, first-page")
+    e.add_argument(
+        "--policy",
+        help="reference policy: oracle, no-lookup, first-page, list-all, dump, do-nothing; or closed-book with "
+        "--base-url/--model (the model without tools)",
+    )
     e.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     e.add_argument("--model", help="model name at the endpoint")
     e.add_argument(

@@ -1,7 +1,7 @@
 """`kopa-gen demo`: a cross-platform chain on the embedded sandbox, through the generated MCP servers and the
 official MCP client (no keys, no network). It shows the pieces agree: a company found in DART is the same company
 in FSC, its address is a real legal district, and schools of that district are in NEIS. Then it runs the
-benchmark tasks with the reference policies (oracle and scripted baselines)."""
+benchmark tasks with the reference policies (the oracle, scripted baselines and adversarial answers)."""
 
 from __future__ import annotations
 
@@ -78,19 +78,38 @@ async def run_demo(project: Project) -> int:
     return 0
 
 
+POLICIES = {
+    "oracle": "replays the gold chain, pages to the end",
+    "no-lookup": "skips the code lookup, sends the documented example code",
+    "first-page": "never pages",
+    "list-all": "answers every candidate it saw",
+    "dump": "pastes its last tool results",
+    "do-nothing": "answers at once",
+}
+
+
 async def benchmark(project: Project) -> None:
-    """The benchmark with the reference policies (not models): the oracle must score 1.0, the baselines show
-    the failure modes the tasks are built to catch."""
+    """The benchmark with the reference policies (not models): the oracle must score 1.0; the baselines show
+    the failure modes the tasks are built to catch, and the adversarial ones (list-all, dump) that the grader
+    does not let through. One line per policy: pass@1 per domain, mean ACTION."""
     import tempfile
     from pathlib import Path
 
-    from kopa_gen.evaluate.report import print_summary
+    from kopa_gen.evaluate.report import results
     from kopa_gen.evaluate.runner import EvalConfig, run_eval
+    from kopa_gen.evaluate.stats import summarize
 
     if not project.tasks:
         return
+    domains = sorted({t.domain.value for _, t in project.tasks})
+    print(
+        f"\nKOPA-Bench, {len(project.tasks)} tasks, reference policies (pass@1; ACTION is reported, never rewarded)"
+    )
+    print(f"| policy | {' | '.join(domains)} | all | ACTION | what it does |")
+    print("|---|" + "---|" * (len(domains) + 3))
     with tempfile.TemporaryDirectory() as tmp:
-        for name in ("oracle", "no-lookup", "first-page", "do-nothing"):
+        for name, what in POLICIES.items():
             records = await run_eval(project, EvalConfig(policy=name, out=Path(tmp) / name, rollouts=1))
-            print(f"\nKOPA-Bench, reference policy `{name}` ({len(records)} episodes):")
-            print_summary(records, 1)
+            rows = {row.domain: row for row in summarize(results(records), k=1)}
+            cells = " | ".join(f"{rows[d].pass_at_1:.2f}" for d in domains)
+            print(f"| {name} | {cells} | {rows['all'].pass_at_1:.2f} | {rows['all'].action:.2f} | {what} |")

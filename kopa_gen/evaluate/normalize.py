@@ -7,21 +7,27 @@ Numbers (`find_numbers`, `parse_number`)
     Korean unit words that multiply: 조 = 10^12, 억 = 10^8, 만 = 10^4 (big units, strictly descending across
     groups, groups separated by at most one space) and 천 = 10^3, 백 = 10^2 inside a group:
     '1조 2,345억 6,789만' = 1234567890000, '3천만' = 30000000, '1.2만' = 12000, '3억5000' = 300005000.
-    A plain number after a space continues an amount only after 만 ('6,789만 1,234원'). A unit word needs a digit
-    right before it: '천만 원' without digits is not a number. Korean digit words (일, 이, 삼) are not read.
+    A plain number after a space continues an amount only after 만 ('6,789만 1,234원'). Sino-Korean numeral
+    words are read when a unit follows ('천사백사십육 원' = 1446, '이십삼 명' = 23, '천만 원'); alone they are
+    words ('구조', '이 회사').
     Arithmetic is exact (Decimal); the value is an int when whole, else a float.
     Signs: '-' or '−' directly before the digits (and not after a letter or digit, so '02-123' is not
     negative), '△' or '▼' (accounting negative, a space allowed after) give a negative; '+' and '▲' positive.
-    After the number, '여' ('2만여') and one unit from `UNITS` (optionally after one space) are taken as part of
-    the match; the unit is kept for display ('12.5%' reads 12.5 with unit '%').
+    After the number, '여' ('2만여') and one unit from `UNITS` (optionally after one space; a one-letter unit after
+    a space must end its word or take a particle: '6 명이', not '3 인천') are taken as part of the match; '$', 'US$',
+    '₩', 'KRW', 'USD' before it are units too. `UNIT_FAMILIES` says which units name the same quantity. A number
+    whose unit is followed by '당' is a per-unit phrase ('1주당'). `precision` is the place value of the last
+    written significant digit ('310.6조' 10^11), for rounding.
     Digit strings with a leading zero ('005930', '02') are identifiers, never numbers; '제3조' is article 3.
     `NumberMatch.quantity` is False for numbers that are not amounts: inside a date or a calendar word
     ('2026년', '11월', '3분기', '14:30', '2026-11'), ranks with an attached unit ('3위', '2등', '1순위'),
     '제N', and list enumerators ('1. ' or '2) ' at the start of a line, followed by text).
 
-Dates (`find_dates`, `parse_date`)
+Dates (`find_dates`, `find_periods`, `parse_date`)
     '2026년 11월 29일', '2026. 11. 29.', '2026.11.29', '2026-11-29', '2026/11/29', '20261129', and the
-    month-day form '11월 29일', which needs a reference year. Impossible dates ('2026년 2월 30일') are rejected.
+    month-day forms '11월 29일' and '11/29', which need a reference year. Impossible dates ('2026년 2월 30일') are
+    rejected. Periods: two dates joined by 부터 / 에서 / ~ / -, a bare day after one ('10월 13일부터 16일까지'),
+    '10월 13~16일'.
 
 Text (`normalize_text`, `find_text`)
     NFC, casefold, corporate-form markers removed ((주), ㈜, 주식회사, (유), ㈲, 유한회사), punctuation and

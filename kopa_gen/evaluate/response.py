@@ -234,11 +234,15 @@ def _amounts(text: str) -> list[NumberMatch]:
 def _distractors(answer: Answer, pool: Sequence[Any]) -> list[str]:
     """Pool values that are not a gold spelling (normalized), as text."""
     items = answer.items if isinstance(answer, ListAnswer) else [answer]
-    gold = {normalize_text(s) for i in items if isinstance(i, TextAnswer) for s in i.spellings()}
+
+    def key_of(text: str) -> str:  # as mentions are found: normalized, spaces optional
+        return normalize_text(text).replace(" ", "")
+
+    gold = {key_of(s) for i in items if isinstance(i, TextAnswer) for s in i.spellings()}
     out: list[str] = []
     for v in pool:
         text = str(v).strip()
-        key = normalize_text(text)
+        key = key_of(text)
         if key and key not in gold and text not in out:
             out.append(text)
     return out

@@ -119,6 +119,10 @@ class Session:
         over = self.exhausted
         if not over:
             self.started += 1
+        # the log keeps the order calls were made, not the order they finished: parallel calls of one turn are
+        # logged as the model listed them, so the same episode gives the same log
+        index = len(self.calls)
+        self.calls.append(CallRecord(index, tool, arguments, True, "(running)", None, "running", 0.0))
         if over:
             outcome = ToolOutcome(
                 True,
@@ -133,17 +137,15 @@ class Session:
             )
         else:
             outcome = await box.call(tool, arguments)
-        self.calls.append(
-            CallRecord(
-                index=len(self.calls),
-                tool=tool,
-                arguments=arguments,
-                is_error=outcome.is_error,
-                text=outcome.text,
-                structured=outcome.structured,
-                error_code=outcome.error_code,
-                elapsed_ms=(time.perf_counter() - start) * 1000,
-            )
+        self.calls[index] = CallRecord(
+            index=index,
+            tool=tool,
+            arguments=arguments,
+            is_error=outcome.is_error,
+            text=outcome.text,
+            structured=outcome.structured,
+            error_code=outcome.error_code,
+            elapsed_ms=(time.perf_counter() - start) * 1000,
         )
         return outcome
 
