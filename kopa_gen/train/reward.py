@@ -64,5 +64,5 @@ def compute_score(
     }
     for key in ("action", "corr", "cr", "mpc", "eff"):
         out[key] = float(score.action[key])
-    out["reason"] = response.reason if response is not None else ""
+    out["reason"] = score.reason
     return out
