@@ -84,3 +84,41 @@ def test_bad_input_is_one_line(
     shapeless.write_text('{"calls": [{"name": "x"}]}', encoding="utf-8")
     code, _, err = score(capsys, task_id, "--answer", "x", "--calls", str(shapeless))
     assert code == 2 and "must hold a list of calls" in err and err.count("\n") == 1
+
+
+def test_environment_reads_files_as_a_careful_reader_and_ignores_scratch(
+    project: Project, world: BuiltWorld, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only the rows the gold writes count, text normalised (CRLF, a trailing newline); scratch files elsewhere
+    are ignored; a silent agent with the right files has not finished."""
+    task = next(t for _, t in project.tasks if t.reward == ["ENVIRONMENT"])
+    log = json.loads(gold_calls(project, task.id, tmp_path).read_text(encoding="utf-8"))
+
+    def writes(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            c for c in calls if project.platform_of(c["tool"]).operation(c["tool"]).kopa.effect == "write"
+        ]
+
+    first = writes(log["calls"])[0]
+    text_args = [k for k, v in first["arguments"].items() if isinstance(v, str)]
+    for call in writes(log["calls"]):
+        for name in text_args:  # every text argument but the key gets a Windows line end
+            if name != "path":
+                call["arguments"][name] += "\r\n"
+    log["calls"].append({**first, "arguments": {**first["arguments"], "path": "scratch/notes.txt"}})
+    log["turns"].append([len(log["calls"]) - 1])
+    path = tmp_path / "messy.json"
+    path.write_text(json.dumps(log, ensure_ascii=False), encoding="utf-8")
+    code, verdict, _ = score(
+        capsys, task.id, "--answer", "작업 공간에 적어 두었습니다.", "--calls", str(path)
+    )
+    assert code == 0 and verdict["environment"] is True and verdict["reward"] is True
+    code, verdict, _ = score(capsys, task.id, "--answer", "", "--calls", str(path))
+    assert code == 1 and verdict["environment"] is True and verdict["reward"] is False
+    assert verdict["reason"] == "no final message: the episode did not finish"
+    for name in text_args:
+        if name != "path":
+            first["arguments"][name] = "0,0"
+    path.write_text(json.dumps(log, ensure_ascii=False), encoding="utf-8")
+    code, verdict, _ = score(capsys, task.id, "--answer", "적었습니다.", "--calls", str(path))
+    assert code == 1 and verdict["environment"] is False and verdict["reward"] is False

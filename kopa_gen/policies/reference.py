@@ -131,10 +131,6 @@ class FirstPage:
         return await play(ctx, session, Walker(follow_pages=False, drop_paging=True))
 
 
-def _candidates(task: Task, walk: Walk) -> list[Any]:
-    return answer_pool(walk.results, task.answer_from) if task.answer_from is not None else []
-
-
 @register("list-all")
 class ListAll:
     name = "list-all"

@@ -22,8 +22,6 @@ from kopa_gen.runtime.paths import PathError, select
 from kopa_gen.runtime.session import Session
 from kopa_gen.spec.task import EACH, From, GoldCall, Task, Template
 
-ArgValue = Any
-
 
 @dataclass(frozen=True)
 class Problem:
@@ -120,7 +118,7 @@ class _Resolver:
         self.walk = walk
         self.walker = walker
 
-    def value(self, value: ArgValue, item: Any) -> Any:
+    def value(self, value: Any, item: Any) -> Any:
         """A literal as it is; a reference or template resolved (PathError when it cannot be)."""
         if isinstance(value, From):
             return source_value(self.walk.results, value, item)
@@ -128,7 +126,7 @@ class _Resolver:
             return render_template(self.walk.results, value, item)
         return value
 
-    def note(self, call: GoldCall, arg: str, value: ArgValue, item: Any) -> None:
+    def note(self, call: GoldCall, arg: str, value: Any, item: Any) -> None:
         for ref in value.sources() if isinstance(value, From | Template) else []:
             if ref.call == EACH:
                 continue
@@ -183,13 +181,11 @@ def _items(walk: Walk, call: GoldCall, walker: Walker, loc: tuple[str | int, ...
         if walker.strict:
             walk.problems.append(Problem((*loc, "for_each"), str(exc)))
         return []
-    items = (
-        found.values
-        if found.many
-        else (found.values[0] if found.values and isinstance(found.values[0], list) else found.values)
-    )
+    # a selection of several values fans out over them; one value that is a list, over its items
+    one_list = not found.many and len(found.values) == 1 and isinstance(found.values[0], list)
+    items = list(found.values[0]) if one_list else list(found.values)
     walk.handoffs.append({"from": ref.call, "to": call.id, "arg": "for_each", "cardinality": len(items)})
-    return list(items)
+    return items
 
 
 async def _send(session: Session, units: list[Unit]) -> None:
