@@ -101,7 +101,7 @@ async def benchmark(project: Project) -> None:
 
     if not project.tasks:
         return
-    domains = sorted({t.domain.value for _, t in project.tasks})
+    domains = sorted({t.domain for _, t in project.tasks})
     print(
         f"\nKOPA-Bench, {len(project.tasks)} tasks, reference policies (pass@1; ACTION is reported, never rewarded)"
     )

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics, Level, SpecError
+from kopa_gen.spec.domains import load_domains
 from kopa_gen.spec.platform import Platform, load_platform
 from kopa_gen.spec.task import Task, load_tasks
 from kopa_gen.spec.templates import Template, load_templates
@@ -46,7 +47,8 @@ class Project:
         """The project with another task set in place of the benchmark: `folder`/tasks/<domain>/<id>.yaml and
         their gold fixtures in `folder`/fixtures (what `kopa-gen edge synth` writes)."""
         tools = {op.tool for p in self.platforms for op in p.operations}
-        tasks, diags = load_tasks(self.root, tools, folder / "tasks")
+        domains, _ = load_domains(self.root)
+        tasks, diags = load_tasks(self.root, tools, folder / "tasks", domains)
         errors = [d for d in diags if d.level == Level.ERROR]
         if errors:
             raise SpecError(errors)
@@ -93,6 +95,8 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
     """Load and check everything; raise one SpecError listing every problem found."""
     root = root or find_root()
     diags = Diagnostics()
+    domains, domain_diags = load_domains(root)
+    diags.extend(domain_diags)
     world, world_diags = load_world(root)
     diags.extend(world_diags)
     platforms: list[Platform] = []
@@ -106,10 +110,20 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
     if world is not None:
         check_bindings(platforms, world, diags)
     check_tool_names(platforms, diags)
+    if domains:
+        for p in platforms:
+            if p.kopa.domain is not None and p.kopa.domain not in domains:
+                diags.error(
+                    p.file,
+                    "x-kopa.domain",
+                    f"unknown domain {p.kopa.domain!r}; declared in specs/domains.yaml: {', '.join(domains)}",
+                )
     tasks: list[tuple[str, Task]] = []
     templates: dict[str, Template] = {}
     if not only:
-        tasks, task_diags = load_tasks(root, {op.tool for p in platforms for op in p.operations})
+        tasks, task_diags = load_tasks(
+            root, {op.tool for p in platforms for op in p.operations}, domains=domains
+        )
         diags.extend(task_diags)
         templates, template_diags = load_templates(root)
         diags.extend(template_diags)
@@ -119,10 +133,18 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
 
 
 def check_bindings(platforms: list[Platform], world: WorldSpec, diags: Diagnostics) -> None:
-    """Every x-kopa source table exists in the world and has every column the row schema promises."""
+    """Every x-kopa source table exists in the world and has every column the row schema promises; every world
+    file a platform names is one of the world's."""
     columns = columns_of(world)
     episode = {e.name for e in world.episode}
     for p in platforms:
+        for i, name in enumerate(p.kopa.world):
+            if name not in world.files:
+                diags.error(
+                    p.file,
+                    f"x-kopa.world[{i}]",
+                    f"world file {name!r} is not listed in specs/world/world.yaml (files: {', '.join(world.files)})",
+                )
         for op in p.operations:
             table = op.kopa.source.table
             where = f"paths.{op.path}.{op.method}.x-kopa.source.table"

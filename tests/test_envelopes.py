@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kopa_gen.envelopes import FAMILIES, Page
+from kopa_gen.envelopes import Page, family
 from kopa_gen.envelopes.base import coerce
 from kopa_gen.envelopes.gateway import parse_gateway, render_gateway
 from kopa_gen.spec.platform import Platform, load_platform
@@ -48,11 +48,11 @@ LIST_TOOL = {
 def test_ok_roundtrip(pid: str, wire: str, n: int) -> None:
     p = platform(pid)
     op = p.operation(LIST_TOOL[pid])
-    family = FAMILIES[p.kopa.envelope]
+    family_ = family(p.kopa.envelope)
     rows = sample_rows(p, op.tool, n)
     ok = p.code(p.kopa.answers.ok if n else p.kopa.answers.no_data)
-    reply = family.render(p, op, ok, wire, Page(rows, total=n * 10, page=2, size=n))  # type: ignore[arg-type]
-    parsed = family.parse(p, op, reply.body, wire)  # type: ignore[arg-type]
+    reply = family_.render(p, op, ok, wire, Page(rows, total=n * 10, page=2, size=n))  # type: ignore[arg-type]
+    parsed = family_.parse(p, op, reply.body, wire)  # type: ignore[arg-type]
     assert parsed.code == ok.code and parsed.message == ok.message
     props = op.row_schema["properties"]
     assert [coerce(props, r) for r in parsed.rows] == (rows if ok.category.value == "ok" else [])
@@ -64,14 +64,14 @@ def test_datagokr_item_shapes() -> None:
     """data.go.kr JSON: array for 2+ rows, bare object for one row, empty string for none; [] where the operation
     says so (FSC stock prices)."""
     p = platform("fsc")
-    family = FAMILIES["datagokr"]
+    family_ = family("datagokr")
     outline = p.operation("fsc_get_corp_outline")
     prices = p.operation("fsc_get_stock_prices")
     ok = p.code("00")
 
     def items(op_tool: str, n: int) -> object:
         op = p.operation(op_tool)
-        reply = family.render(p, op, ok, "json", Page(sample_rows(p, op_tool, n), n, 1, 10))
+        reply = family_.render(p, op, ok, "json", Page(sample_rows(p, op_tool, n), n, 1, 10))
         return json.loads(reply.body)["response"]["body"]["items"]
 
     assert items(outline.tool, 0) == ""
@@ -83,11 +83,11 @@ def test_datagokr_item_shapes() -> None:
 def test_hub_no_data_is_bare_result() -> None:
     p = platform("neis")
     op = p.operation("neis_get_meals")
-    reply = FAMILIES["hub"].render(p, op, p.code("INFO-200"), "json", Page([], 0, 1, 100))
+    reply = family("hub").render(p, op, p.code("INFO-200"), "json", Page([], 0, 1, 100))
     assert json.loads(reply.body) == {
         "RESULT": {"CODE": "INFO-200", "MESSAGE": "해당하는 데이터가 없습니다."}
     }
-    xml = FAMILIES["hub"].render(p, op, p.code("INFO-200"), "xml", Page([], 0, 1, 100))
+    xml = family("hub").render(p, op, p.code("INFO-200"), "xml", Page([], 0, 1, 100))
     assert xml.body.decode().endswith(
         "<RESULT><CODE>INFO-200</CODE><MESSAGE>해당하는 데이터가 없습니다.</MESSAGE></RESULT>"
     )
@@ -96,7 +96,7 @@ def test_hub_no_data_is_bare_result() -> None:
 def test_stanregin_quirks() -> None:
     p = platform("region")
     op = p.operation("region_list_legal_districts")
-    reply = FAMILIES["stanregin"].render(
+    reply = family("stanregin").render(
         p, op, p.code("INFO-0"), "json", Page(sample_rows(p, op.tool, 1), 1, 1, 10)
     )
     assert reply.content_type.startswith("text/html")
@@ -110,7 +110,7 @@ def test_stanregin_quirks() -> None:
 def test_dart_envelope_shapes() -> None:
     p = platform("dart")
     op = p.operation("dart_list_disclosures")
-    reply = FAMILIES["dart"].render(p, op, p.code("000"), "json", Page(sample_rows(p, op.tool, 2), 25, 2, 10))
+    reply = family("dart").render(p, op, p.code("000"), "json", Page(sample_rows(p, op.tool, 2), 25, 2, 10))
     body = json.loads(reply.body)
     assert (body["status"], body["page_no"], body["page_count"], body["total_count"], body["total_page"]) == (
         "000",
@@ -120,9 +120,9 @@ def test_dart_envelope_shapes() -> None:
         3,
     )
     record_op = p.operation("dart_company")
-    rec = FAMILIES["dart"].render(p, record_op, p.code("000"), "json", record={"corp_code": "00126380"})
+    rec = family("dart").render(p, record_op, p.code("000"), "json", record={"corp_code": "00126380"})
     assert json.loads(rec.body) == {"status": "000", "message": "정상", "corp_code": "00126380"}
-    err = FAMILIES["dart"].render(p, op, p.code("013"), "xml")
+    err = family("dart").render(p, op, p.code("013"), "xml")
     assert err.body.decode().endswith(
         "<result><status>013</status><message>조회된 데이타가 없습니다.</message></result>"
     )

@@ -171,7 +171,7 @@ def test_rl_rows_roundtrip_through_rlhf_dataset(
             assert item["agent_name"] == AGENT_NAME and item["data_source"] == "kopa/bench"
             task = task_of(project, info["task_id"])
             fixture = load_fixture(project, task)
-            assert item["ability"] == task.domain.value
+            assert item["ability"] == task.domain
             assert item["raw_prompt"] == [
                 {"role": "system", "content": item["prompt"][0]["content"]},
                 {"role": "user", "content": task.query},

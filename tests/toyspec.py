@@ -125,6 +125,9 @@ def write_project(
     (root / "specs" / "world").mkdir(parents=True, exist_ok=True)
     (root / "specs" / "platforms" / "toy").mkdir(parents=True, exist_ok=True)
     (root / "specs" / "world" / "world.yaml").write_text(yaml.safe_dump(WORLD_ROOT), encoding="utf-8")
+    (root / "specs" / "domains.yaml").write_text(
+        yaml.safe_dump({"domains": [{"id": "finance", "name": "금융"}]}, allow_unicode=True), encoding="utf-8"
+    )
     (root / "specs" / "world" / "toy.yaml").write_text(
         yaml.safe_dump(world or WORLD_FILE, allow_unicode=True), encoding="utf-8"
     )

@@ -21,7 +21,7 @@ from urllib.parse import unquote
 import httpx
 
 from kopa_gen.client.errors import PlatformError, redact
-from kopa_gen.envelopes import FAMILIES, Wire
+from kopa_gen.envelopes import Wire, family
 from kopa_gen.envelopes.base import JSON, EnvelopeError, Parsed, coerce, row_of
 from kopa_gen.envelopes.gateway import parse_gateway
 from kopa_gen.spec.kopa import Category, Filter
@@ -80,9 +80,9 @@ class PlatformClient:
         self.retry = retry or RetryPolicy()
         self.on_exchange = on_exchange
         self._sleep = sleep
-        self._http = httpx.AsyncClient(
-            transport=transport, timeout=timeout_s, headers={"User-Agent": "kopa-gen"}
-        )
+        # the spec's live headers (some services refuse clients that do not look like a browser)
+        headers = {"User-Agent": "kopa-gen", **platform.kopa.live.headers}
+        self._http = httpx.AsyncClient(transport=transport, timeout=timeout_s, headers=headers)
         self._files: dict[str, list[JSON]] = {}
 
     def __repr__(self) -> str:
@@ -174,7 +174,7 @@ class PlatformClient:
     def _parse(self, op: Operation, body: bytes, wire: Wire) -> Parsed:
         """Unwrap the envelope; any code that is not ok or no-data becomes a PlatformError."""
         try:
-            parsed = FAMILIES[self.platform.kopa.envelope].parse(self.platform, op, body, wire)
+            parsed = family(self.platform.kopa.envelope).parse(self.platform, op, body, wire)
         except EnvelopeError as exc:
             raise PlatformError(
                 self.platform.id, op.operation_id, "envelope", str(exc), Category.SERVER

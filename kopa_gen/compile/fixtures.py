@@ -192,7 +192,7 @@ async def run_gold(
     }
     return {
         "id": task.id,
-        "domain": task.domain.value,
+        "domain": task.domain,
         "spec": file,
         "world_seed": seed,
         "reward": task.reward,
@@ -224,7 +224,7 @@ def compile_fixtures(
     changed: list[str] = []
     for file, task in project.tasks:
         wanted = fixture_input(project, file, seed)
-        target = folder / task.domain.value / f"{task.id}.json"
+        target = folder / task.domain / f"{task.id}.json"
         old = manifest.get(task.id)
         on_disk = target.exists() and old is not None and digest_file(target) == old.get("sha256")
         if old and old.get("input") == wanted and on_disk:

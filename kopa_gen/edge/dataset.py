@@ -50,7 +50,6 @@ from kopa_gen.runtime.paths import PathError
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.spec.diagnostics import Diagnostics
-from kopa_gen.spec.kopa import Domain
 from kopa_gen.spec.task import From, SystemState, Task
 
 EVIDENCE_CHARS = 6000  # executed results shown to the re-solve stage's judge
@@ -111,7 +110,7 @@ def to_task(project: Project, draft: Draft, query: str, task_id: str, sigs: Mapp
     keys = sorted(p for p in draft.platforms if not project.platform(p).kopa.local)
     return Task(
         id=task_id,
-        domain=Domain(domain),
+        domain=domain,
         query=query,
         system=SystemState(today=project.world.today, keys=keys),
         max_calls=calls * 2 + 2,
@@ -453,7 +452,7 @@ def dataset_stats(cands: Sequence[Candidate]) -> dict[str, Any]:
     return {
         "tasks": len(cands),
         "types": {p: types.get(p, 0) for p in PATTERNS} | {"mixed": mixed},
-        "domains": dict(sorted(Counter(c.task.domain.value for c in cands).items())),
+        "domains": dict(sorted(Counter(c.task.domain for c in cands).items())),
         "calls": {
             "mean": round(statistics.mean(calls), 3) if calls else 0,
             "median": statistics.median(calls) if calls else 0,
@@ -508,11 +507,11 @@ def write_dataset(project: Project, out: Path, cands: Sequence[Candidate], repor
     meta: dict[str, dict[str, Any]] = {}
     for cand in cands:
         task = cand.task
-        path = out / "tasks" / task.domain.value / f"{task.id}.yaml"
+        path = out / "tasks" / task.domain / f"{task.id}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(task_yaml(task), encoding="utf-8")
         fixture = dict(cand.fixture or {}, id=task.id, spec=str(path.relative_to(out)))
-        fpath = out / "fixtures" / task.domain.value / f"{task.id}.json"
+        fpath = out / "fixtures" / task.domain / f"{task.id}.json"
         fpath.parent.mkdir(parents=True, exist_ok=True)
         fpath.write_text(json.dumps(fixture, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         meta[task.id] = {

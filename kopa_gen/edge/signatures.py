@@ -139,7 +139,7 @@ def load_signatures(project: Project, platforms: list[str] | None = None) -> lis
                 ToolSig(
                     name=tool["name"],
                     platform=platform.id,
-                    domain=platform.kopa.domain.value if platform.kopa.domain else "local",
+                    domain=platform.kopa.domain or "local",
                     title=_title(tool),
                     description=description,
                     effect=op.kopa.effect,

@@ -1,24 +1,57 @@
 """Envelope families: how each platform wraps rows, paging facts and result codes, in JSON and XML.
 
-Each family module knows both directions of its wire format: `render` (what the sandbox sends) and `parse` (what
-the client reads), so the two can never drift apart.
+Each family is one module in this package: a class with `render` (what the sandbox sends) and `parse` (what the
+client reads) side by side, so the two can never drift apart, registered under the names a spec's
+`x-kopa.envelope` uses with `@register_family("name")`. Adding a family is adding a module; nothing else changes.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
+import pkgutil
+from collections.abc import Callable
+
 from kopa_gen.envelopes.base import Family, Page, Parsed, Reply, Wire
-from kopa_gen.envelopes.dart import DartFamily
-from kopa_gen.envelopes.datagokr import DataGoKrFamily
-from kopa_gen.envelopes.hub import HubFamily
-from kopa_gen.envelopes.stanregin import StanReginFamily
-from kopa_gen.spec.kopa import Envelope
 
-FAMILIES: dict[Envelope, Family] = {
-    "dart": DartFamily(),
-    "flat": DartFamily(),  # the same flat {status, message, list} shape, for kopa-gen's own workspace platform
-    "datagokr": DataGoKrFamily(),
-    "hub": HubFamily(),
-    "stanregin": StanReginFamily(),
-}
+_FAMILIES: dict[str, Family] = {}
 
-__all__ = ["FAMILIES", "Family", "Page", "Parsed", "Reply", "Wire"]
+
+def register_family(*names: str) -> Callable[[type], type]:
+    """Register an envelope family class under one or more names (one instance serves them all)."""
+
+    def wrap(cls: type) -> type:
+        instance = cls()
+        for name in names:
+            if name in _FAMILIES:
+                raise ValueError(f"envelope family {name!r} registered twice")
+            _FAMILIES[name] = instance
+        return cls
+
+    return wrap
+
+
+@functools.cache
+def _discover() -> None:
+    """Import every module of this package once, so each family registers itself."""
+    from kopa_gen import envelopes
+
+    for info in pkgutil.iter_modules(envelopes.__path__):
+        importlib.import_module(f"{envelopes.__name__}.{info.name}")
+
+
+def family_names() -> list[str]:
+    """Every registered family name, sorted."""
+    _discover()
+    return sorted(_FAMILIES)
+
+
+def family(name: str) -> Family:
+    """The family registered under `name`; KeyError naming the known ones otherwise."""
+    _discover()
+    if name not in _FAMILIES:
+        raise KeyError(f"unknown envelope family {name!r}; known: {', '.join(family_names())}")
+    return _FAMILIES[name]
+
+
+__all__ = ["Family", "Page", "Parsed", "Reply", "Wire", "family", "family_names", "register_family"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 
+from kopa_gen.envelopes import register_family
 from kopa_gen.envelopes.base import (
     JSON,
     EnvelopeError,
@@ -29,6 +30,8 @@ from kopa_gen.spec.platform import Operation, Platform
 PAGING = ("page_no", "page_count", "total_count", "total_page")
 
 
+# `flat` is the same {status, message, list} shape, for kopa-gen's own workspace platform
+@register_family("dart", "flat")
 class DartFamily:
     def render(
         self,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from kopa_gen.envelopes import register_family
 from kopa_gen.envelopes.base import (
     JSON,
     EnvelopeError,
@@ -47,6 +48,7 @@ def _unitems(items: Any) -> list[JSON]:
     return []
 
 
+@register_family("datagokr")
 class DataGoKrFamily:
     def render(
         self,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from kopa_gen.envelopes import register_family
 from kopa_gen.envelopes.base import (
     JSON,
     EnvelopeError,
@@ -32,6 +33,7 @@ def service(op: Operation) -> str:
     return op.path.rstrip("/").rsplit("/", 1)[-1]
 
 
+@register_family("hub")
 class HubFamily:
     def render(
         self,

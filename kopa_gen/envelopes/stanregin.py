@@ -6,6 +6,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from kopa_gen.envelopes import register_family
 from kopa_gen.envelopes.base import (
     JSON,
     EnvelopeError,
@@ -29,6 +30,7 @@ from kopa_gen.spec.platform import Operation, Platform
 ROOT = "StanReginCd"
 
 
+@register_family("stanregin")
 class StanReginFamily:
     def render(
         self,

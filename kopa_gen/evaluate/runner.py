@@ -52,7 +52,7 @@ def selected(project: Project, patterns: list[str] | None) -> list[tuple[str, Ta
 
 
 def load_fixture(project: Project, task: Task) -> dict[str, Any]:
-    path = project.fixtures_dir / task.domain.value / f"{task.id}.json"
+    path = project.fixtures_dir / task.domain / f"{task.id}.json"
     if not path.exists():
         raise KeyError(f"no gold fixture for {task.id}; run `kopa-gen build`")
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
@@ -109,7 +109,7 @@ async def run_episode(
     return {
         "key": episode_key(task.id, seed, rollout),
         "task": task.id,
-        "domain": task.domain.value,
+        "domain": task.domain,
         "seed": seed,
         "rollout": rollout,
         "policy": config.policy,

@@ -15,7 +15,7 @@ from kopa_gen.project import Project
 def fixtures(project: Project) -> list[tuple[Any, dict[str, Any]]]:
     out = []
     for _, task in project.tasks:
-        path = project.root / "generated" / "fixtures" / task.domain.value / f"{task.id}.json"
+        path = project.root / "generated" / "fixtures" / task.domain / f"{task.id}.json"
         out.append((task, json.loads(path.read_text(encoding="utf-8"))))
     return out
 
@@ -38,7 +38,7 @@ def percentile(values: list[int], q: float) -> float:
 def benchmark_table(project: Project) -> str:
     groups: dict[str, list[tuple[Any, dict[str, Any]]]] = defaultdict(list)
     for task, fixture in fixtures(project):
-        groups[task.domain.value].append((task, fixture))
+        groups[task.domain].append((task, fixture))
         groups["all"].append((task, fixture))
     lines = [
         "| domain | tasks | mean steps | mean calls | headroom | available tools | parallel % |",

@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from kopa_gen.envelopes import FAMILIES, Page, Reply, Wire
+from kopa_gen.envelopes import Page, Reply, Wire, family
 from kopa_gen.envelopes.base import add_row, coerce, xml_bytes
 from kopa_gen.envelopes.gateway import render_gateway
 from kopa_gen.sandbox.config import SandboxConfig
@@ -116,7 +116,7 @@ class Sandbox:
             result = platform.code(code)
             if result.gateway:
                 return render_gateway(result)
-            return FAMILIES[kopa.envelope].render(platform, op, result, wire, page, record)
+            return family(kopa.envelope).render(platform, op, result, wire, page, record)
 
         key = self._key(platform, params)
         if (key is None and not kopa.auth.optional) or (

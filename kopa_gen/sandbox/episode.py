@@ -12,8 +12,7 @@ from typing import Any
 
 from kopa_gen.sandbox.store import count_rows, select_rows
 from kopa_gen.spec.kopa import Filter, Order
-from kopa_gen.spec.world import EpisodeTable
-from kopa_gen.world.build import column_sql
+from kopa_gen.spec.world import EpisodeTable, column_sql
 
 
 class EpisodeStore:

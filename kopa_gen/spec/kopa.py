@@ -15,13 +15,22 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Domain(StrEnum):
-    FINANCE = "finance"
-    EDUCATION = "education"
-    LAW = "law"
-    POLITICS = "politics"
-    TRAFFIC = "traffic"
-    DISTRICT = "district"
+DOMAIN_ID = r"^[a-z][a-z0-9_]{1,31}$"
+"""A domain id (finance, education, ...): the domains are data, declared in specs/domains.yaml."""
+
+
+class DomainSpec(StrictModel):
+    """One benchmark domain."""
+
+    id: str = Field(pattern=DOMAIN_ID, description="Id used by platforms, tasks and fixture folders.")
+    name: str = Field(description="Korean name, e.g. 금융.")
+    description: str = Field(default="", description="What the domain covers.")
+
+
+class Domains(StrictModel):
+    """specs/domains.yaml: the benchmark's domains."""
+
+    domains: list[DomainSpec] = Field(min_length=1)
 
 
 class Category(StrEnum):
@@ -89,6 +98,11 @@ class Auth(StrictModel):
         default=False,
         description="True when the platform serves a few sample rows without any key (NEIS hub).",
     )
+    sandbox_key: str | None = Field(
+        default=None,
+        description="The key the sandbox accepts, in the platform's own format (must match key_pattern). Needed "
+        "only when no common shape (40 or 32 hex digits, base64) matches key_pattern.",
+    )
 
 
 class Format(StrictModel):
@@ -132,7 +146,14 @@ class Limits(StrictModel):
     per_second: int | None = Field(default=None, description="Calls per key per second before the rate code.")
 
 
-Envelope = Literal["dart", "flat", "datagokr", "hub", "stanregin"]
+class Live(StrictModel):
+    """How live mode talks to the real service beyond the key."""
+
+    headers: dict[str, str] = Field(
+        default_factory=dict,
+        description="HTTP headers every live request sends, e.g. a browser User-Agent for services that refuse "
+        "others (default: User-Agent kopa-gen).",
+    )
 
 
 class PlatformKopa(StrictModel):
@@ -141,8 +162,14 @@ class PlatformKopa(StrictModel):
     platform: str = Field(
         pattern=r"^[a-z][a-z0-9]{1,15}$", description="Short id; every tool name starts with it."
     )
-    domain: Domain | None = Field(description="Benchmark domain; null for the local workspace platform.")
-    envelope: Envelope = Field(description="Envelope family of the platform's responses.")
+    domain: str | None = Field(
+        pattern=DOMAIN_ID,
+        description="Benchmark domain, one of specs/domains.yaml; null for the local workspace platform.",
+    )
+    envelope: str = Field(
+        description="Envelope family of the platform's responses: the name a module in kopa_gen/envelopes/ "
+        "registers (dart, flat, datagokr, hub, stanregin, ...)."
+    )
     gateway: Literal["datagokr"] | None = Field(
         default=None, description="Gateway answering key/quota/rate errors in front of the provider, if any."
     )
@@ -152,6 +179,7 @@ class PlatformKopa(StrictModel):
     codes: list[ResultCode] = Field(min_length=1, description="Every result code the platform documents.")
     answers: Answers
     limits: Limits = Field(default_factory=Limits)
+    live: Live = Field(default_factory=Live, description="Live-mode request settings.")
     world: list[str] = Field(
         default_factory=list,
         description="World spec files (under specs/world/) whose tables this platform reads.",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import importlib.metadata
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -166,6 +168,26 @@ def _check_schema(schema: Any, loc: Loc, src: Source, out: Diagnostics) -> None:
     for err in Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema):
         where = (*loc, *(p for p in err.absolute_path if isinstance(p, str | int)))
         out.items.append(src.diag(where, f"invalid JSON Schema: {err.message}"))
+    _check_patterns(schema, loc, src, out)
+
+
+def _check_patterns(node: Any, loc: Loc, src: Source, out: Diagnostics) -> None:
+    """Every `pattern` is a regular expression the generated tools (Python `re`) can compile."""
+    if isinstance(node, dict):
+        pattern = node.get("pattern")
+        if isinstance(pattern, str):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                out.items.append(
+                    src.diag((*loc, "pattern"), f"invalid regular expression {pattern!r}: {exc}")
+                )
+        for key, value in node.items():
+            if key != "pattern":
+                _check_patterns(value, (*loc, key), src, out)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _check_patterns(value, (*loc, i), src, out)
 
 
 def load_platform(path: Path, root: Path) -> tuple[Platform | None, list[Diagnostic]]:
@@ -175,7 +197,7 @@ def load_platform(path: Path, root: Path) -> tuple[Platform | None, list[Diagnos
     try:
         src = load_yaml(path, root)
     except YamlError as exc:
-        return None, [exc.diagnostic]
+        return None, exc.diagnostics
     doc = src.data
     if not isinstance(doc, dict):
         diags.items.append(src.diag((), "a platform spec must be a YAML mapping (an OpenAPI document)"))
@@ -305,6 +327,29 @@ def _check_platform(
         diags.items.append(
             src.diag(("x-kopa", "auth", "scheme"), "must name an apiKey security scheme with `in: query`")
         )
+    from kopa_gen.envelopes import family_names
+
+    if kopa.envelope not in family_names():
+        diags.items.append(
+            src.diag(
+                ("x-kopa", "envelope"),
+                f"unknown envelope family {kopa.envelope!r}; known: {', '.join(family_names())} "
+                "(a new family is one module in kopa_gen/envelopes/)",
+            )
+        )
+    seen_codes: set[str] = set()
+    for i, c in enumerate(kopa.codes):
+        if c.code in seen_codes:
+            diags.items.append(src.diag(("x-kopa", "codes", i, "code"), f"code {c.code!r} is listed twice"))
+        seen_codes.add(c.code)
+    if kopa.paging is not None and kopa.paging.default_size > kopa.paging.max_size:
+        diags.items.append(
+            src.diag(
+                ("x-kopa", "paging", "default_size"),
+                f"default_size {kopa.paging.default_size} is above max_size {kopa.paging.max_size}",
+            )
+        )
+    _check_sandbox_key(src, kopa, diags)
     declared = {c.code for c in kopa.codes}
     for situation, code in kopa.answers.model_dump().items():
         if code is not None and code not in declared:
@@ -328,6 +373,43 @@ def _check_platform(
                     f"format parameter {kopa.format.param!r} missing",
                 )
             )
+
+
+def _check_sandbox_key(src: Source, kopa: PlatformKopa, diags: Diagnostics) -> None:
+    try:
+        pattern = re.compile(kopa.auth.key_pattern)
+    except re.error as exc:
+        diags.items.append(src.diag(("x-kopa", "auth", "key_pattern"), f"invalid regular expression: {exc}"))
+        return
+    key = kopa.auth.sandbox_key
+    if key is not None and not pattern.fullmatch(key):
+        diags.items.append(
+            src.diag(
+                ("x-kopa", "auth", "sandbox_key"),
+                f"sandbox key does not match key_pattern {pattern.pattern!r}",
+            )
+        )
+    elif key is None and generated_key(kopa) is None:
+        diags.items.append(
+            src.diag(
+                ("x-kopa", "auth", "key_pattern"),
+                "no built-in key shape (40 or 32 hex digits, base64) matches this pattern; give "
+                "x-kopa.auth.sandbox_key: a key of the platform's own format that the sandbox will accept",
+            )
+        )
+
+
+def generated_key(kopa: PlatformKopa) -> str | None:
+    """A key of a common shape (40 or 32 hex digits, base64 of 64 bytes) matching the key pattern, derived from
+    the platform id; None when none of them matches."""
+    digest = hashlib.sha512(f"kopa-gen sandbox key for {kopa.platform}".encode()).digest()
+    for candidate in (digest.hex()[:40], digest.hex()[:32], base64.b64encode(digest).decode()):
+        try:
+            if re.fullmatch(kopa.auth.key_pattern, candidate):
+                return candidate
+        except re.error:
+            return None
+    return None
 
 
 def _check_examples(src: Source, kopa: PlatformKopa, ops: list[Operation], diags: Diagnostics) -> None:

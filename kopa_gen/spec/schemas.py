@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from kopa_gen.spec.kopa import OperationKopa, PlatformKopa
+from kopa_gen.spec.kopa import Domains, OperationKopa, PlatformKopa
 from kopa_gen.spec.task import Task
 from kopa_gen.spec.templates import Template
 from kopa_gen.spec.world import WorldFile, WorldRoot
@@ -20,6 +20,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "world-root.schema.json": WorldRoot,
     "task.schema.json": Task,
     "template.schema.json": Template,
+    "domains.schema.json": Domains,
 }
 
 

@@ -52,20 +52,55 @@ class Source:
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> None:
+def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], problems: list[tuple[Loc, int, str]]) -> None:
+    """Record each value's line; note what YAML accepts silently but is almost always a mistake: a key given
+    twice in one mapping (the second wins), and in a flow mapping `{a: x, y}` a bare word after a comma (an
+    unquoted comma cut the value before it short)."""
     lines[loc] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
+        seen: dict[str, int] = {}
         for key, value in node.value:
-            _walk(value, (*loc, str(key.value)), lines)
+            name = str(key.value)
+            line = key.start_mark.line + 1
+            if name in seen:
+                problems.append(
+                    (
+                        (*loc, name),
+                        line,
+                        f"key {name!r} is given twice (first on line {seen[name]}); "
+                        "the second silently replaces the first: remove one",
+                    )
+                )
+            seen[name] = line
+            bare = isinstance(value, yaml.ScalarNode) and value.tag.endswith(":null") and value.value == ""
+            if node.flow_style and bare and (value.start_mark.index == value.end_mark.index):
+                problems.append(
+                    (
+                        (*loc, name),
+                        line,
+                        f"{name!r} has no value: an unquoted comma in a flow "
+                        "mapping split the text before it; quote that text",
+                    )
+                )
+            _walk(value, (*loc, name), lines, problems)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            _walk(item, (*loc, i), lines)
+            _walk(item, (*loc, i), lines, problems)
 
 
 def load_yaml(path: Path, root: Path | None = None) -> Source:
     """Load one YAML file. A syntax error becomes a SpecError-ready Diagnostic via `YamlError`."""
     name = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
-    text = path.read_text(encoding="utf-8")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise YamlError(Diagnostic(name, "", f"cannot read the file: {exc.strerror or exc}")) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at = raw[: exc.start].count(b"\n") + 1
+        message = f"not UTF-8 (byte {exc.start}: {exc.reason}); save the file as UTF-8"
+        raise YamlError(Diagnostic(name, "", message, line=at)) from None
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
@@ -77,15 +112,21 @@ def load_yaml(path: Path, root: Path | None = None) -> Source:
     finally:
         loader.dispose()
     lines: dict[Loc, int] = {}
+    problems: list[tuple[Loc, int, str]] = []
     if node is not None:
-        _walk(node, (), lines)
+        _walk(node, (), lines, problems)
+    if problems:
+        raise YamlError(*[Diagnostic(name, format_path(loc), msg, line=line) for loc, line, msg in problems])
     return Source(name, data, lines)
 
 
 class YamlError(Exception):
-    def __init__(self, diagnostic: Diagnostic) -> None:
-        self.diagnostic = diagnostic
-        super().__init__(diagnostic.render())
+    """A file that is no valid YAML spec text; `diagnostics` lists every problem found (`diagnostic`: the first)."""
+
+    def __init__(self, *diagnostics: Diagnostic) -> None:
+        self.diagnostics = list(diagnostics)
+        self.diagnostic = diagnostics[0]
+        super().__init__("\n".join(d.render() for d in diagnostics))
 
 
 def validate_model(model: type[M], data: Any, src: Source, base: Loc, diags: Diagnostics) -> M | None:

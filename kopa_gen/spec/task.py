@@ -15,7 +15,7 @@ from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 from kopa_gen.evaluate.answers import Answer
 from kopa_gen.runtime.paths import PathError, parse, references
 from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
-from kopa_gen.spec.kopa import Domain, StrictModel
+from kopa_gen.spec.kopa import DOMAIN_ID, StrictModel
 from kopa_gen.spec.source import YamlError, load_yaml, validate_model
 
 EACH = "each"
@@ -245,7 +245,7 @@ class Task(StrictModel):
     id: str = Field(
         pattern=r"^[a-z]+-[0-9]{3}$", description="Task id, e.g. fin-001; the file is named after it."
     )
-    domain: Domain
+    domain: str = Field(pattern=DOMAIN_ID, description="One of specs/domains.yaml; the task's folder.")
     query: str = Field(min_length=1, description="The user's request in Korean.")
     system: SystemState
     tools: list[str] | None = Field(
@@ -315,7 +315,7 @@ class Task(StrictModel):
 
 
 def load_tasks(
-    root: Path, known_tools: set[str], folder: Path | None = None
+    root: Path, known_tools: set[str], folder: Path | None = None, domains: list[str] | None = None
 ) -> tuple[list[tuple[str, Task]], list[Diagnostic]]:
     """Every <domain>/<id>.yaml under `folder` (default specs/tasks; a synthesized set's tasks/ folder works the
     same), validated (fields, references, paths, tool names); returns (file, task) pairs and all diagnostics."""
@@ -326,15 +326,21 @@ def load_tasks(
         try:
             src = load_yaml(path, root)
         except YamlError as exc:
-            diags.items.append(exc.diagnostic)
+            diags.items.extend(exc.diagnostics)
             continue
         task = validate_model(Task, src.data, src, (), diags)
         if task is None:
             continue
-        if path.stem != task.id or path.parent.name != task.domain.value:
+        if domains and task.domain not in domains:
             diags.items.append(
-                src.diag(("id",), f"file must be specs/tasks/{task.domain.value}/{task.id}.yaml")
+                src.diag(
+                    ("domain",),
+                    f"unknown domain {task.domain!r}; declared in specs/domains.yaml: {', '.join(domains)}",
+                )
             )
+            continue
+        if path.stem != task.id or path.parent.name != task.domain:
+            diags.items.append(src.diag(("id",), f"file must be specs/tasks/{task.domain}/{task.id}.yaml"))
             continue
         bad = False
         for i, step in enumerate(task.gold):

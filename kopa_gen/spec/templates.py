@@ -177,7 +177,7 @@ def load_templates(root: Path) -> tuple[dict[str, Template], list[Diagnostic]]:
         try:
             src = load_yaml(path, root)
         except YamlError as exc:
-            diags.items.append(exc.diagnostic)
+            diags.items.extend(exc.diagnostics)
             continue
         template = validate_model(Template, src.data, src, (), diags)
         if template is None:

@@ -108,7 +108,7 @@ def fixtures_of(project: Project, tasks: Sequence[Task]) -> dict[str, dict[str, 
     out: dict[str, dict[str, Any]] = {}
     missing: list[str] = []
     for task in tasks:
-        path = project.fixtures_dir / task.domain.value / f"{task.id}.json"
+        path = project.fixtures_dir / task.domain / f"{task.id}.json"
         if not path.exists():
             missing.append(task.id)
             continue
@@ -195,7 +195,7 @@ def rl_row(
             {"role": "system", "content": system_prompt(task)},
             {"role": "user", "content": task.query},
         ],
-        "ability": task.domain.value,
+        "ability": task.domain,
         "reward_model": {"style": "rule", "ground_truth": ground_truth(task, fixture)},
         "extra_info": {
             "index": index,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kopa_gen.cache import cache_dir
-from kopa_gen.spec.world import Column, Table, WorldSpec
+from kopa_gen.spec.world import Table, WorldSpec
 from kopa_gen.world.registry import DATA, GenContext, Generator, generators
 
 GENERATORS = Path(__file__).parent / "generators"
@@ -52,7 +52,11 @@ def ensure_world(spec: WorldSpec, seed: int | None = None) -> BuiltWorld:
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.unlink(missing_ok=True)
     start = time.perf_counter()
-    build_into(spec, seed, tmp)
+    try:
+        build_into(spec, seed, tmp)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # no partial world is left in the cache
+        raise
     os.replace(tmp, path)
     return BuiltWorld(path, seed, digest, time.perf_counter() - start, True)
 
@@ -74,11 +78,6 @@ def columns_of(spec: WorldSpec) -> dict[str, list[str]]:
     out.update({v.name: [r[1] for r in db.execute(f'PRAGMA table_info("{v.name}")')] for v in spec.views})
     out.update({e.name: [c.name for c in e.columns] for e in spec.episode})
     return out
-
-
-def column_sql(column: Column) -> str:
-    sql = f'"{column.name}" {column.type.upper()}'
-    return sql + (f" GENERATED ALWAYS AS ({column.generated}) VIRTUAL" if column.generated else "")
 
 
 def build_into(spec: WorldSpec, seed: int, path: Path) -> None:
