@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,9 +14,16 @@ from kopa_gen.world.build import BuiltWorld, ensure_world
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@functools.cache
+def repository_project() -> Project:
+    """The repository's project, loaded once: tests read platforms, tools and tasks from it (no lists of their
+    own), so a new spec-only platform is tested with no test edit."""
+    return load_project(ROOT)
+
+
 @pytest.fixture(scope="session")
 def project() -> Project:
-    return load_project(ROOT)
+    return repository_project()
 
 
 @pytest.fixture(scope="session")

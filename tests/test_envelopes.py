@@ -12,7 +12,7 @@ from kopa_gen.envelopes import Page, family
 from kopa_gen.envelopes.base import coerce
 from kopa_gen.envelopes.gateway import parse_gateway, render_gateway
 from kopa_gen.spec.platform import Platform, load_platform
-from tests.conftest import ROOT
+from tests.conftest import ROOT, repository_project
 
 
 @functools.cache
@@ -22,7 +22,7 @@ def platform(pid: str) -> Platform:
     return loaded
 
 
-PIDS = ["dart", "fsc", "neis", "region"]
+PIDS = [p.id for p in repository_project().platforms if not p.kopa.local]
 
 
 def sample_rows(p: Platform, tool: str, n: int) -> list[dict[str, object]]:
@@ -34,11 +34,10 @@ def sample_rows(p: Platform, tool: str, n: int) -> list[dict[str, object]]:
     ]
 
 
+# each platform's first paged list operation (every envelope family frames its paging facts)
 LIST_TOOL = {
-    "dart": "dart_list_disclosures",
-    "fsc": "fsc_get_stock_prices",
-    "neis": "neis_search_schools",
-    "region": "region_list_legal_districts",
+    p.id: next(op.tool for op in p.operations if op.kopa.shape == "list" and p.paged(op))
+    for p in map(platform, PIDS)
 }
 
 

@@ -12,9 +12,10 @@ import pytest
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
 from kopa_gen.world.build import BuiltWorld
-from tests.conftest import ROOT
+from tests.conftest import ROOT, repository_project
+from tests.goldens import candidates, paging
 
-PLATFORMS = ("dart", "fsc", "neis", "region")
+PLATFORMS = [p.id for p in repository_project().platforms if p.kopa.examples]
 TOOLS: list[tuple[str, dict[str, Any]]] = [
     (pid, tool)
     for pid in PLATFORMS
@@ -22,27 +23,6 @@ TOOLS: list[tuple[str, dict[str, Any]]] = [
         "tools"
     ]
 ]
-Examples = dict[str, list[str | int]]
-
-
-def paging(project: Project, pid: str) -> set[str]:
-    """Paging arguments, which examples never give: the platform's own, and those of bulk-file tools."""
-    spec = project.platform(pid).kopa.paging
-    return {"page", "page_size", *((spec.page, spec.size) if spec else ())}
-
-
-def candidates(tool: dict[str, Any], examples: Examples, skip: set[str]) -> list[dict[str, Any]]:
-    """Calls made of example values: the i-th value of every required argument (lists that name one entity
-    together, such as a company's corp_code and corp_name, are in the same order). A tool without required
-    arguments gets the values of its first argument that has examples, as EDGE starts a probe chain there."""
-    required: list[str] = tool["inputSchema"].get("required", [])
-    if required:
-        count = max(len(examples[name]) for name in required)
-        return [
-            {name: examples[name][min(i, len(examples[name]) - 1)] for name in required} for i in range(count)
-        ]
-    first = next((a for a in tool["inputSchema"]["properties"] if a not in skip and a in examples), None)
-    return [{first: value} for value in examples[first]] if first else [{}]
 
 
 def found(structured: dict[str, Any] | None) -> int:
