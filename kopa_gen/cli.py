@@ -50,7 +50,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         + f" ({time.perf_counter() - start:.2f}s)"
     )
     if not args.no_world:
-        world = ensure_world(project.world, args.seed)
+        world = ensure_world(project.world, args.seed, progress=lambda line: print(line, file=sys.stderr))
         size = world.path.stat().st_size / 2**20
         how = f"built in {world.seconds:.1f}s" if world.fresh else "cached"
         print(f"world seed {world.seed}: {world.path} ({size:.0f} MiB, {how})")

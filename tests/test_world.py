@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from kopa_gen.project import Project
-from kopa_gen.world.build import BuiltWorld, build_into
+from kopa_gen.world.build import MANIFEST, BuiltWorld, build_into
 
 
 def small(project: Project) -> object:
@@ -45,12 +45,28 @@ def test_same_seed_same_bytes_other_seed_other_world(project: Project, tmp_path:
     assert sqlite3.connect(tmp_path / "c.sqlite").execute(anchor).fetchone() == ("삼성전자", "005930")
 
 
-def test_the_full_world_rebuilds_to_the_same_bytes(
+def content(path: Path) -> str:
+    """Every table's rows in order, and the views' definitions (a world built incrementally has other free
+    pages, the same content)."""
+    db = sqlite3.connect(path)
+    h = hashlib.sha256()
+    for name, kind, sql in db.execute("SELECT name, type, sql FROM sqlite_master ORDER BY name").fetchall():
+        if name.startswith("sqlite_") or kind not in ("table", "view"):
+            continue
+        h.update(f"{name}|{sql}".encode())
+        if kind == "table":  # rows in rowid order (views join by it); the build manifest by table name
+            order = "name" if name == MANIFEST else "rowid"
+            for row in db.execute(f'SELECT * FROM "{name}" ORDER BY {order}'):
+                h.update(repr(row).encode())
+    return h.hexdigest()
+
+
+def test_the_full_world_rebuilds_to_the_same_content(
     project: Project, world: BuiltWorld, tmp_path: Path
 ) -> None:
-    """The whole world, every generator and view, built a second time: byte-identical (about 45 s)."""
+    """The whole world, every generator, built from nothing a second time: the same rows (about 25 s)."""
     build_into(project.world, world.seed, tmp_path / "again.sqlite")
-    assert digest(tmp_path / "again.sqlite") == digest(world.path)
+    assert content(tmp_path / "again.sqlite") == content(world.path)
 
 
 def test_sizes_and_anchors(world: BuiltWorld) -> None:

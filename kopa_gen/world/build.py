@@ -1,20 +1,43 @@
-"""Build the world database once per (spec, generator code, data, seed), atomically, into the cache."""
+"""Build the world database once per (spec, generator code, data, seed), atomically, into the cache.
+
+Incrementally: a world of the same seed already in the cache is the base, and only what changed is generated
+again — a table whose spec entry changed, every table that read a regenerated table while it was generated (reads
+are recorded through SQLite's authorizer in the `_kopa_tables` manifest), and every table that shares in-memory
+state with one of those (`@generator(..., shares=...)`). A change of the generator code or data files changes
+every table's hash, so it rebuilds everything."""
 
 from __future__ import annotations
 
 import hashlib
 import itertools
 import os
+import shutil
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from kopa_gen.cache import cache_dir
 from kopa_gen.spec.world import Table, WorldSpec
-from kopa_gen.world.registry import DATA, GenContext, Generator, generators
+from kopa_gen.world.registry import DATA, SHARES, GenContext, Generator, generators
 
 GENERATORS = Path(__file__).parent / "generators"
+MANIFEST = "_kopa_tables"
+KEEP = 2  # older worlds of a seed kept in the cache (another checkout may be using one)
+
+Progress = Callable[[str], None]
+
+
+def code_hash() -> str:
+    """The generator code and data files every table is made with."""
+    h = hashlib.sha256()
+    for path in sorted(
+        [*GENERATORS.glob("*.py"), *DATA.glob("*.tsv"), Path(__file__).with_name("registry.py")]
+    ):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
 
 
 def world_hash(spec: WorldSpec, seed: int) -> str:
@@ -24,11 +47,14 @@ def world_hash(spec: WorldSpec, seed: int) -> str:
         spec.model_dump_json(include={"today", "tables", "views"}).encode()
     )  # episode tables are not stored
     h.update(str(seed).encode())
-    for path in sorted(
-        [*GENERATORS.glob("*.py"), *DATA.glob("*.tsv"), Path(__file__).with_name("registry.py")]
-    ):
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
+    h.update(code_hash().encode())
+    return h.hexdigest()[:16]
+
+
+def table_hash(spec: WorldSpec, table: Table, seed: int, code: str) -> str:
+    """What one table's rows depend on by themselves (the tables it reads are tracked apart)."""
+    h = hashlib.sha256(table.model_dump_json().encode())
+    h.update(f"{seed}|{spec.today.isoformat()}|{code}".encode())
     return h.hexdigest()[:16]
 
 
@@ -41,8 +67,9 @@ class BuiltWorld:
     fresh: bool
 
 
-def ensure_world(spec: WorldSpec, seed: int | None = None) -> BuiltWorld:
-    """Return the cached world for this spec and seed, building it first if needed."""
+def ensure_world(spec: WorldSpec, seed: int | None = None, progress: Progress | None = None) -> BuiltWorld:
+    """Return the cached world for this spec and seed, building it first if needed (from the newest world of the
+    same seed in the cache, regenerating only what changed). `progress` hears a line per table generated."""
     seed = spec.seed if seed is None else seed
     digest = world_hash(spec, seed)
     path = cache_dir() / f"world-{seed}-{digest}.sqlite"
@@ -52,12 +79,21 @@ def ensure_world(spec: WorldSpec, seed: int | None = None) -> BuiltWorld:
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.unlink(missing_ok=True)
     start = time.perf_counter()
+    others = sorted(
+        (p for p in path.parent.glob(f"world-{seed}-*.sqlite") if p != path),
+        key=lambda p: p.stat().st_mtime,
+        reverse=True,
+    )
     try:
-        build_into(spec, seed, tmp)
+        if others:
+            shutil.copyfile(others[0], tmp)
+        build_into(spec, seed, tmp, progress or (lambda line: None))
     except BaseException:
         tmp.unlink(missing_ok=True)  # no partial world is left in the cache
         raise
     os.replace(tmp, path)
+    for old in others[KEEP:]:
+        old.unlink(missing_ok=True)
     return BuiltWorld(path, seed, digest, time.perf_counter() - start, True)
 
 
@@ -80,25 +116,88 @@ def columns_of(spec: WorldSpec) -> dict[str, list[str]]:
     return out
 
 
-def build_into(spec: WorldSpec, seed: int, path: Path) -> None:
+def _manifest(db: sqlite3.Connection) -> dict[str, tuple[str, set[str]]]:
+    """name -> (table hash, tables it read) of a base world; empty for a new file or an older layout."""
+    db.execute(f'CREATE TABLE IF NOT EXISTS "{MANIFEST}" (name TEXT PRIMARY KEY, hash TEXT, reads TEXT)')
+    rows = db.execute(f'SELECT name, hash, reads FROM "{MANIFEST}"').fetchall()
+    return {name: (h, set(filter(None, reads.split(",")))) for name, h, reads in rows}
+
+
+def build_into(spec: WorldSpec, seed: int, path: Path, progress: Progress = lambda line: None) -> None:
+    """Bring the database at `path` (empty, or a copy of an earlier world) to `spec`: drop the tables the spec
+    no longer has, generate again the stale ones (`stale_tables`), recreate the views."""
     db = sqlite3.connect(path)
     db.execute("PRAGMA journal_mode=OFF")
     db.execute("PRAGMA synchronous=OFF")
     registry = generators()
     ctx = GenContext(seed=seed, today=spec.today, db=db)
-    for table in spec.tables:
+    old = _manifest(db)
+    existing = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    for (view,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
+        db.execute(f'DROP VIEW "{view}"')
+    removed = set(old) - {t.name for t in spec.tables}
+    for gone in sorted(removed):
+        db.execute(f'DROP TABLE IF EXISTS "{gone}"')
+        db.execute(f'DELETE FROM "{MANIFEST}" WHERE name = ?', (gone,))
+    code = code_hash()
+    hashes = {t.name: table_hash(spec, t, seed, code) for t in spec.tables}
+    stale = stale_tables(spec, old, hashes, existing, removed)
+    for n, table in enumerate(spec.tables, 1):
+        if table.name not in stale:
+            continue
+        start = time.perf_counter()
+        db.execute(f'DROP TABLE IF EXISTS "{table.name}"')
         cols = ", ".join(f'"{c.name}" {c.type.upper()}' for c in table.columns)
         db.execute(f'CREATE TABLE "{table.name}" ({cols})')
-        _fill(db, ctx, table, registry[table.generator])
+        reads = _fill(db, ctx, table, registry[table.generator])
         for i, index in enumerate(table.indexes):
             cols = ", ".join(_index_column(c) for c in index)
             db.execute(f'CREATE INDEX "ix_{table.name}_{i}" ON "{table.name}" ({cols})')
+        db.execute(f'ANALYZE "{table.name}"')
+        db.execute(
+            f'INSERT OR REPLACE INTO "{MANIFEST}" VALUES (?, ?, ?)',
+            (table.name, hashes[table.name], ",".join(sorted(reads))),
+        )
         db.commit()
+        rows = db.execute(f'SELECT count(*) FROM "{table.name}"').fetchone()[0]
+        seconds = time.perf_counter() - start
+        progress(f"  world {n}/{len(spec.tables)} {table.name}: {rows:,} rows ({seconds:.1f}s)")
     for view in spec.views:
         db.execute(f'CREATE VIEW "{view.name}" AS {view.sql}')
-    db.execute("ANALYZE")
     db.commit()
     db.close()
+    if not stale:
+        progress("  world: every table reused")
+
+
+def stale_tables(
+    spec: WorldSpec,
+    old: dict[str, tuple[str, set[str]]],
+    hashes: dict[str, str],
+    existing: set[str],
+    removed: set[str],
+) -> set[str]:
+    """The tables to generate again, to a fixed point: new or changed ones, those that read a stale or removed
+    table when they were last generated, and all the tables sharing in-memory state with a stale one."""
+    stale = {
+        t.name
+        for t in spec.tables
+        if t.name not in old or old[t.name][0] != hashes[t.name] or t.name not in existing
+    }
+    groups: dict[str, set[str]] = {}
+    for t in spec.tables:
+        if t.generator in SHARES:
+            groups.setdefault(SHARES[t.generator], set()).add(t.name)
+    while True:
+        before = len(stale)
+        for t in spec.tables:
+            if t.name in old and old[t.name][1] & (stale | removed):
+                stale.add(t.name)
+        for members in groups.values():
+            if members & stale:
+                stale |= members
+        if len(stale) == before:
+            return stale
 
 
 def _index_column(spec: str) -> str:
@@ -108,12 +207,27 @@ def _index_column(spec: str) -> str:
     return f'"{name}" {direction.strip().upper()}'.strip()
 
 
-def _fill(db: sqlite3.Connection, ctx: GenContext, table: Table, gen: Generator) -> None:
+def _fill(db: sqlite3.Connection, ctx: GenContext, table: Table, gen: Generator) -> set[str]:
+    """Insert the generator's rows; return the other tables it read (SQLite's authorizer sees every read)."""
     marks = ", ".join("?" for _ in table.columns)
     sql = f'INSERT INTO "{table.name}" VALUES ({marks})'
-    rows = iter(gen(ctx, table))
-    while batch := list(itertools.islice(rows, 20000)):
-        db.executemany(sql, batch)
+    reads: set[str] = set()
+
+    def watch(
+        action: int, arg1: str | None, arg2: str | None, db_name: str | None, source: str | None
+    ) -> int:
+        if action == sqlite3.SQLITE_READ and arg1 and arg1 != table.name and not arg1.startswith("sqlite_"):
+            reads.add(arg1)
+        return sqlite3.SQLITE_OK
+
+    db.set_authorizer(watch)
+    try:
+        rows = iter(gen(ctx, table))
+        while batch := list(itertools.islice(rows, 20000)):
+            db.executemany(sql, batch)
+    finally:
+        db.set_authorizer(None)
+    return reads
 
 
 def open_world(path: Path) -> sqlite3.Connection:

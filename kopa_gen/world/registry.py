@@ -20,15 +20,21 @@ Row = Sequence[Any]
 Generator = Callable[["GenContext", Table], Iterable[Row]]
 
 _REGISTRY: dict[str, Generator] = {}
+SHARES: dict[str, str] = {}
+"""Generator name -> the in-memory state it shares with other generators (one simulation feeding several
+tables): an incremental build regenerates all the tables sharing a state together, or none."""
 
 
-def generator(name: str) -> Callable[[Generator], Generator]:
-    """Register a table generator under `name` (what `generator:` in a world file says)."""
+def generator(name: str, shares: str | None = None) -> Callable[[Generator], Generator]:
+    """Register a table generator under `name` (what `generator:` in a world file says). `shares` names state
+    computed once per build and used by several generators (say so, or incremental builds go wrong)."""
 
     def wrap(fn: Generator) -> Generator:
         if name in _REGISTRY:
             raise ValueError(f"world generator {name!r} registered twice")
         _REGISTRY[name] = fn
+        if shares is not None:
+            SHARES[name] = shares
         return fn
 
     return wrap

@@ -54,7 +54,7 @@ def dividend_facts(
     }
 
 
-@generator("dart_dividend_rows")
+@generator("dart_dividend_rows", shares="dart_market")
 def dart_dividend_rows(ctx: GenContext, table: Table) -> Iterator[Row]:
     """Columns: corp_code, bsns_year, reprt_code, ord, se, stock_knd, thstrm, frmtrm, lwfr. Current, previous and
     the year before: cash dividends from the company's payout policy over consolidated net income."""

@@ -23,7 +23,7 @@ PERIODIC = {
 EXCHANGE_RM = {"Y": "유", "K": "코", "N": "넥"}
 
 
-@generator("dart_filings")
+@generator("dart_filings", shares="dart_market")
 def dart_filings(ctx: GenContext, table: Table) -> Iterator[Row]:
     """Columns: rcept_no, rcept_dt, corp_code, report_nm, flr_nm (empty: the company itself), rm, pblntf_ty,
     pblntf_detail_ty. Every filing of the window: periodic reports (the receipt numbers of `financials`), DS005

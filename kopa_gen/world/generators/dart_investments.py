@@ -41,7 +41,7 @@ class Investee:
     margin: float  # investee's net margin on assets
 
 
-@generator("dart_investments")
+@generator("dart_investments", shares="dart_market")
 def dart_investments(ctx: GenContext, table: Table) -> Iterator[Row]:
     """Columns: corp_code, bsns_year, reprt_code, inv_prm, frst_acqs_de, invstmnt_purps, frst_acqs_amount,
     bsis_blce_qy, bsis_blce_qota_rt, bsis_blce_acntbk_amount, incrs_dcrs_acqs_dsps_qy, incrs_dcrs_acqs_dsps_amount,

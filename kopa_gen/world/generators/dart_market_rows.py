@@ -12,7 +12,7 @@ from kopa_gen.world.generators.dart_market import market
 from kopa_gen.world.registry import GenContext, Row, generator
 
 
-@generator("dart_profiles")
+@generator("dart_profiles", shares="dart_market")
 def dart_profiles(ctx: GenContext, table: Table) -> Iterator[Row]:
     """Columns: corp_code, template, gm, par_value, pref_shares, shares_total, authorized_common, authorized_pref,
     payout, div_freq. Computes the market model (this table's anchors pin real companies' facts)."""
@@ -31,7 +31,7 @@ def dart_profiles(ctx: GenContext, table: Table) -> Iterator[Row]:
         )
 
 
-@generator("dart_officers")
+@generator("dart_officers", shares="dart_market")
 def dart_officers(ctx: GenContext, table: Table) -> Iterator[Row]:
     """Columns: corp_code, nm, sexdstn, birth_ym, ofcps, rgist_exctv_at, fte_at, chrg_job, main_career,
     mxmm_shrholdr_relate, start_de, end_de, term_years."""
@@ -59,7 +59,7 @@ def dart_officers(ctx: GenContext, table: Table) -> Iterator[Row]:
 MARKET_REPORTS = ("piic", "cvbd", "tsstk", "majorstock", "elestock")
 
 
-@generator("dart_market_reports")
+@generator("dart_market_reports", shares="dart_market")
 def dart_market_reports(ctx: GenContext, table: Table) -> Iterator[Row]:
     """The rows of one simulated filing kind, named by `params.part` (piic, cvbd, tsstk, majorstock, elestock)."""
     part = str(table.params.get("part"))
@@ -71,7 +71,7 @@ def dart_market_reports(ctx: GenContext, table: Table) -> Iterator[Row]:
     yield from rows
 
 
-@generator("dart_capital_events")
+@generator("dart_capital_events", shares="dart_market")
 def dart_capital_events(ctx: GenContext, table: Table) -> Iterator[Row]:
     """Columns: corp_code, event_de (YYYY-MM-DD), isu_dcrs_de, isu_dcrs_stle, isu_dcrs_stock_knd, isu_dcrs_qy,
     isu_dcrs_mstvdv_fval_amount, isu_dcrs_mstvdv_amount."""

@@ -20,7 +20,7 @@ def report_periods(c: Corp, reports: list[tuple[int, str]]) -> Iterator[tuple[in
         yield year, reprt, c.snapshots[dt.date(year - 1, 12, 31)], c.snapshots[period_end(year, reprt)]
 
 
-@generator("dart_treasury")
+@generator("dart_treasury", shares="dart_market")
 def dart_treasury(ctx: GenContext, table: Table) -> Iterator[Row]:
     """Columns: corp_code, bsns_year, reprt_code, acqs_mth1, acqs_mth2, acqs_mth3, stock_knd, bsis_qy,
     change_qy_acqs, change_qy_dsps, change_qy_incnr, trmend_qy, rm."""
@@ -57,7 +57,7 @@ def dart_treasury(ctx: GenContext, table: Table) -> Iterator[Row]:
             yield from totals
 
 
-@generator("dart_stock_totals")
+@generator("dart_stock_totals", shares="dart_market")
 def dart_stock_totals(ctx: GenContext, table: Table) -> Iterator[Row]:
     """Columns: corp_code, bsns_year, reprt_code, se, isu_stock_totqy, now_to_isu_stock_totqy,
     now_to_dcrs_stock_totqy, redc, profit_incnr, rdmstk_repy, etc, istc_totqy, tesstk_co, distb_stock_co."""
@@ -104,7 +104,7 @@ def dart_stock_totals(ctx: GenContext, table: Table) -> Iterator[Row]:
                 )
 
 
-@generator("dart_holders")
+@generator("dart_holders", shares="dart_market")
 def dart_holders(ctx: GenContext, table: Table) -> Iterator[Row]:
     """Columns: corp_code, bsns_year, reprt_code, nm, relate, stock_knd, bsis_posesn_stock_co,
     bsis_posesn_stock_qota_rt, trmend_posesn_stock_co, trmend_posesn_stock_qota_rt, rm."""
@@ -148,7 +148,7 @@ def dart_holders(ctx: GenContext, table: Table) -> Iterator[Row]:
                     )
 
 
-@generator("dart_holder_changes")
+@generator("dart_holder_changes", shares="dart_market")
 def dart_holder_changes(ctx: GenContext, table: Table) -> Iterator[Row]:
     """Columns: corp_code, bsns_year, reprt_code, change_on, mxmm_shrholdr_nm, posesn_stock_co, qota_rt,
     change_cause, rm."""
@@ -171,7 +171,7 @@ def dart_holder_changes(ctx: GenContext, table: Table) -> Iterator[Row]:
                     )
 
 
-@generator("dart_minority")
+@generator("dart_minority", shares="dart_market")
 def dart_minority(ctx: GenContext, table: Table) -> Iterator[Row]:
     """Columns: corp_code, bsns_year, reprt_code, se, shrholdr_co, shrholdr_tot_co, shrholdr_rate, hold_stock_co,
     stock_tot_co, hold_stock_rate."""

@@ -27,7 +27,7 @@ def period_pay(o: Officer, salt: int, year: int, reprt: str) -> int:
     return pay
 
 
-@generator("dart_pay_totals")
+@generator("dart_pay_totals", shares="dart_market")
 def dart_pay_totals(ctx: GenContext, table: Table) -> Iterator[Row]:
     """Columns: corp_code, bsns_year, reprt_code, nmpr, mendng_totamt, jan_avrg_mendng_am, rm."""
     m = market(ctx)
@@ -51,7 +51,7 @@ def dart_pay_totals(ctx: GenContext, table: Table) -> Iterator[Row]:
             )
 
 
-@generator("dart_top_pay")
+@generator("dart_top_pay", shares="dart_market")
 def dart_top_pay(ctx: GenContext, table: Table) -> Iterator[Row]:
     """Columns: corp_code, bsns_year, reprt_code, nm, ofcps, mendng_totamt, mendng_totamt_ct_incls_mendng."""
     m = market(ctx)
@@ -75,7 +75,7 @@ def dart_top_pay(ctx: GenContext, table: Table) -> Iterator[Row]:
 SEGMENTS = ["반도체", "디스플레이", "가전", "소재", "화학", "건설", "유통", "제약", "바이오", "모바일", "자동차부품", "에너지", "플랫폼", "게임", "금속", "기계", "식품", "섬유", "물류", "IT서비스"]  # fmt: skip
 
 
-@generator("dart_staff")
+@generator("dart_staff", shares="dart_market")
 def dart_staff(ctx: GenContext, table: Table) -> Iterator[Row]:
     """Columns: corp_code, bsns_year, reprt_code, fo_bbm, sexdstn, reform_bfe_emp_co_rgllbr,
     reform_bfe_emp_co_cnttk, reform_bfe_emp_co_etc, rgllbr_co, rgllbr_abacpt_labrr_co, cnttk_co,
