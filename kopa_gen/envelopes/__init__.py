@@ -7,12 +7,10 @@ client reads) side by side, so the two can never drift apart, registered under t
 
 from __future__ import annotations
 
-import functools
-import importlib
-import pkgutil
 from collections.abc import Callable
 
 from kopa_gen.envelopes.base import Family, Page, Parsed, Reply, Wire
+from kopa_gen.plugins import import_all
 
 _FAMILIES: dict[str, Family] = {}
 
@@ -31,24 +29,15 @@ def register_family(*names: str) -> Callable[[type], type]:
     return wrap
 
 
-@functools.cache
-def _discover() -> None:
-    """Import every module of this package once, so each family registers itself."""
-    from kopa_gen import envelopes
-
-    for info in pkgutil.iter_modules(envelopes.__path__):
-        importlib.import_module(f"{envelopes.__name__}.{info.name}")
-
-
 def family_names() -> list[str]:
     """Every registered family name, sorted."""
-    _discover()
+    import_all(__name__)
     return sorted(_FAMILIES)
 
 
 def family(name: str) -> Family:
     """The family registered under `name`; KeyError naming the known ones otherwise."""
-    _discover()
+    import_all(__name__)
     if name not in _FAMILIES:
         raise KeyError(f"unknown envelope family {name!r}; known: {', '.join(family_names())}")
     return _FAMILIES[name]

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import functools
-import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from kopa_gen.plugins import import_all
 from kopa_gen.runtime.session import Session
 from kopa_gen.spec.task import Task
 
@@ -56,19 +54,10 @@ def register(name: str) -> Callable[[PolicyFactory], PolicyFactory]:
     return wrap
 
 
-@functools.cache
-def _discover() -> None:
-    """Import every policy module once, so each registers itself (no central list of plug-ins)."""
-    from kopa_gen import policies
-
-    for info in pkgutil.iter_modules(policies.__path__):
-        importlib.import_module(f"{policies.__name__}.{info.name}")
-
-
 def policy(name: str, **options: Any) -> Policy:
     """A policy by name (`oracle`, `no-lookup`, `first-page`, `list-all`, `dump`, `do-nothing`; `openai` and
     `closed-book` with an endpoint)."""
-    _discover()
+    import_all("kopa_gen.policies")
     if name not in _POLICIES:
         raise KeyError(f"unknown policy {name!r}; known: {', '.join(sorted(_POLICIES))}")
     return _POLICIES[name](**options)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import importlib
-import pkgutil
 import random
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
@@ -12,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kopa_gen.plugins import import_all
 from kopa_gen.spec.world import Table
 
 DATA = Path(__file__).parent / "data"
@@ -42,10 +41,7 @@ def generator(name: str, shares: str | None = None) -> Callable[[Generator], Gen
 
 def generators() -> dict[str, Generator]:
     """All registered generators; discovers every module of kopa_gen.world.generators once."""
-    from kopa_gen.world import generators as package
-
-    for info in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{package.__name__}.{info.name}")
+    import_all("kopa_gen.world.generators")
     return _REGISTRY
 
 
