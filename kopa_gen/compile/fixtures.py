@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from kopa_gen.compile import lint
+from kopa_gen.evaluate.action import covered_rows
 from kopa_gen.project import Project
-from kopa_gen.runtime.answer import answer_pool, derive_answer
-from kopa_gen.runtime.chain import Problem, Unit, Walk, Walker, walk_chain
+from kopa_gen.runtime.answer import answer_pool, arg_value, derive_answer
+from kopa_gen.runtime.chain import Problem, Unit, Walk, Walker, coerce, walk_chain
 from kopa_gen.runtime.paths import PathError
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
@@ -73,14 +74,9 @@ def report(diags: Diagnostics, project: Project, file: str, problems: list[Probl
 
 
 def _rows(unit: Unit) -> list[int] | None:
-    """The row range [start, end) a list call's page covers."""
-    result = unit.result or {}
-    page, size, total = result.get("page"), result.get("page_size"), result.get("total_count")
-    if not all(isinstance(v, int) for v in (page, size, total)):
-        return None
-    assert isinstance(page, int) and isinstance(size, int) and isinstance(total, int)
-    start = (page - 1) * size
-    return [min(start, total), min(start + size, total)]
+    """The row range [start, end) a list call's page covers (as ACTION reads an agent's)."""
+    rows = covered_rows(unit.result)
+    return list(rows) if rows is not None else None
 
 
 def _compared(project: Project, tool: str, args: dict[str, Any], declared: list[str] | None) -> list[str]:
@@ -92,23 +88,16 @@ def _compared(project: Project, tool: str, args: dict[str, Any], declared: list[
 async def _alternatives(
     project: Project, session: Session, walk: Walk, unit: Unit
 ) -> tuple[list[Any], list[Problem]]:
-    """Each alternative of a unit resolved against the walk's results (and the unit's fan-out item) and executed,
-    so an alternative that cannot run is a build error."""
-    from kopa_gen.runtime.answer import render_template, source_value
-    from kopa_gen.spec.task import From, Template
-
+    """Each alternative of a unit resolved against the walk's results (and the unit's fan-out item) as gold
+    arguments are, and executed, so an alternative that cannot run is a build error."""
     out: list[Any] = []
     problems: list[Problem] = []
     for a, alt in enumerate(unit.call.alternatives):
-        args: dict[str, Any] = {}
         try:
-            for name, value in alt.args.items():
-                if isinstance(value, From):
-                    args[name] = source_value(walk.results, value, unit.item)
-                elif isinstance(value, Template):
-                    args[name] = render_template(walk.results, value, unit.item)
-                else:
-                    args[name] = value
+            args = {
+                name: coerce(project, alt.tool, name, arg_value(walk.results, value, unit.item))
+                for name, value in alt.args.items()
+            }
         except PathError as exc:
             problems.append(Problem(("alternatives", a), str(exc)))
             continue

@@ -24,9 +24,11 @@ from typing import Any
 from kopa_gen.evaluate.answers import Answer, DateAnswer, ListAnswer, NumberAnswer, TextAnswer
 from kopa_gen.evaluate.normalize import find_dates, find_numbers, normalize_text
 from kopa_gen.project import Project
+from kopa_gen.runtime.answer import source_value
 from kopa_gen.runtime.chain import Problem, Walk, is_write
 from kopa_gen.runtime.functions import first_number, maybe_number, to_date, to_text
 from kopa_gen.runtime.paths import PathError, filter_uses
+from kopa_gen.spec.platform import tool_params
 from kopa_gen.spec.task import EACH, From, GoldCall, Task, Template, answer_sources, arg_sources
 
 Loc = tuple[str | int, ...]
@@ -100,15 +102,11 @@ def _call_shape(project: Project, call: GoldCall, loc: Loc) -> list[Problem]:
 
 
 def _arg_names(project: Project, tool: str) -> list[str]:
-    from kopa_gen.spec.platform import tool_params
-
     platform = project.platform_of(tool)
     return [p.name for p in tool_params(platform.kopa, platform.operation(tool))]
 
 
 def _enum(project: Project, tool: str, name: str) -> list[str]:
-    from kopa_gen.spec.platform import tool_params
-
     platform = project.platform_of(tool)
     for p in tool_params(platform.kopa, platform.operation(tool)):
         if p.name == name:
@@ -270,8 +268,6 @@ def _ref_filters(ref: From, loc: Loc, query: _Query, results: dict[str, Any], it
     if base is None:
         return []
     try:
-        from kopa_gen.runtime.answer import source_value
-
         env = {name: source_value(results, r) for name, r in ref.with_.items()}
         uses = filter_uses(base, ref.path, env)
     except PathError:

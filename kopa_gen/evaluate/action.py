@@ -143,7 +143,11 @@ def _names(unit: GoldUnit) -> list[str]:
 
 def _covers(call: CallLike) -> tuple[int, int] | None:
     """The rows [start, end) an agent call read, from its own result."""
-    result = getattr(call, "structured", None)
+    return covered_rows(getattr(call, "structured", None))
+
+
+def covered_rows(result: Any) -> tuple[int, int] | None:
+    """The rows [start, end) a list result's page holds, from its page, page size and total; None otherwise."""
     if not isinstance(result, Mapping):
         return None
     page, size, total = result.get("page"), result.get("page_size"), result.get("total_count")

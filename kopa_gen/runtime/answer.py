@@ -17,6 +17,7 @@ from kopa_gen.spec.task import Combine, From, Template, answer_sources
 __all__ = [
     "answer_pool",
     "answer_sources",
+    "arg_value",
     "derive_answer",
     "reference_pool",
     "render_template",
@@ -65,6 +66,16 @@ def render_template(results: Results, template: Template, item: Any = None) -> s
         return template.template.format_map(values)
     except (KeyError, ValueError, IndexError) as exc:
         raise PathError(f"template {template.template!r}: {exc}") from exc
+
+
+def arg_value(results: Results, value: Any, item: Any = None) -> Any:
+    """An argument as a gold call sends it: a literal as it is, a reference or a template resolved (PathError when
+    it cannot be)."""
+    if isinstance(value, From):
+        return source_value(results, value, item)
+    if isinstance(value, Template):
+        return render_template(results, value, item)
+    return value
 
 
 def derive_answer(results: Results, answer_from: From | Combine) -> Any:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kopa_gen.project import Project
-from kopa_gen.runtime.answer import render_template, source_value
+from kopa_gen.runtime.answer import arg_value, source_value
 from kopa_gen.runtime.paths import PathError, select
 from kopa_gen.runtime.session import Session
 from kopa_gen.spec.task import EACH, From, GoldCall, Task, Template
@@ -118,14 +118,6 @@ class _Resolver:
         self.walk = walk
         self.walker = walker
 
-    def value(self, value: Any, item: Any) -> Any:
-        """A literal as it is; a reference or template resolved (PathError when it cannot be)."""
-        if isinstance(value, From):
-            return source_value(self.walk.results, value, item)
-        if isinstance(value, Template):
-            return render_template(self.walk.results, value, item)
-        return value
-
     def note(self, call: GoldCall, arg: str, value: Any, item: Any) -> None:
         for ref in value.sources() if isinstance(value, From | Template) else []:
             if ref.call == EACH:
@@ -147,7 +139,7 @@ class _Resolver:
         for name, value in call.args.items():
             referenced = isinstance(value, From | Template)
             try:
-                resolved: Any = self.value(value, item)
+                resolved: Any = arg_value(self.walk.results, value, item)
             except PathError as exc:
                 if self.walker.strict:
                     self.walk.problems.append(Problem((*loc, "args", name), str(exc)))
