@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kopa_gen.mcp.generated import generated_module
-from kopa_gen.spec.diagnostics import SpecError
+from kopa_gen.spec.diagnostics import Level, SpecError
 
 
 def _project(args: argparse.Namespace) -> Any:
@@ -538,7 +538,8 @@ def main(argv: list[str] | None = None) -> int:
         return result
     except SpecError as exc:
         print(exc, file=sys.stderr)
-        print(f"{len(exc.diagnostics)} problem(s) found; nothing was written.", file=sys.stderr)
+        errors = sum(d.level is Level.ERROR for d in exc.diagnostics)
+        print(f"{errors} problem(s) found; nothing was written.", file=sys.stderr)
         return 1
     except KeyError as exc:
         print(f"error: {exc.args[0]}", file=sys.stderr)

@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from kopa_gen.project import load_project
-from kopa_gen.spec.diagnostics import SpecError
+from kopa_gen.spec.diagnostics import Level, SpecError
+from tests.test_tasks import TASK
 from tests.toyspec import WORLD_FILE, spec_copy, write_project
 
 SPEC = "specs/platforms/toy/openapi.yaml"
@@ -20,13 +22,14 @@ WORLD = "specs/world/toy.yaml"
 
 
 def problems(tmp_path: Path, spec: dict[str, Any] | None = None, world: dict[str, Any] | None = None,
-             edit: Callable[[Path], None] | None = None) -> list[str]:  # fmt: skip
+             edit: Callable[[Path], None] | None = None, warnings: bool = False) -> list[str]:  # fmt: skip
+    """The errors (and with `warnings`, the warnings) the load raises, rendered as printed."""
     write_project(tmp_path, spec, world)
     if edit is not None:
         edit(tmp_path)
     with pytest.raises(SpecError) as info:
         load_project(tmp_path)
-    return [d.render() for d in info.value.diagnostics]
+    return [d.render() for d in info.value.diagnostics if warnings or d.level is Level.ERROR]
 
 
 def spec_with(change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
@@ -229,3 +232,36 @@ def test_domains_are_data(tmp_path: Path) -> None:
     root = write_project(tmp_path / "ok", spec_with(elsewhere))
     replace_text("specs/domains.yaml", "- id: finance", "- id: weather\n  name: 날씨\n- id: finance")(root)
     assert load_project(root).platforms[0].kopa.domain == "weather"
+
+
+def test_one_broken_operation_is_reported_once_not_under_every_task_and_example(tmp_path: Path) -> None:
+    """Before this was mended, one misspelt x-kopa field dropped the operation and then every example that
+    it takes and every task call that names its tool came back as a further error, burying the real line."""
+
+    def broken(spec: dict[str, Any]) -> None:
+        spec["x-kopa"]["examples"] = {"name": ["사과"]}
+        spec["paths"]["/fruits"]["get"]["x-kopa"]["tabel"] = "toy_fruit"
+
+    def with_task(root: Path) -> None:
+        folder = root / "specs" / "tasks" / "finance"
+        folder.mkdir(parents=True)
+        (folder / "fin-001.yaml").write_text(yaml.safe_dump(TASK, allow_unicode=True), encoding="utf-8")
+
+    assert problems(tmp_path, spec_with(broken), edit=with_task, warnings=True) == [
+        f"{SPEC}:{line_of(spec_with(broken), 'tabel')}: paths./fruits.get.x-kopa.tabel: error: unknown field; "
+        "remove it or check its spelling against the JSON Schema",
+        "specs/tasks: warning: tasks not checked: platform spec(s) toy did not load; fix them first",
+    ]
+    # the same task and example against the mended spec load clean: the silence above is not a lost check
+    root = write_project(
+        tmp_path / "ok", spec_with(lambda s: s["x-kopa"].update(examples={"name": ["사과"]}))
+    )
+    with_task(root)
+    assert [t.id for _, t in load_project(root).tasks] == ["fin-001"]
+
+
+def line_of(spec: dict[str, Any], key: str) -> int:
+    """The 1-based line of `key:` in the spec as write_project writes it."""
+    text = yaml.safe_dump(spec, allow_unicode=True, sort_keys=False)
+    (line,) = [i for i, s in enumerate(text.splitlines(), 1) if s.strip().startswith(f"{key}:")]
+    return line

@@ -214,6 +214,7 @@ def load_platform(path: Path, root: Path) -> tuple[Platform | None, list[Diagnos
     if not servers:
         diags.items.append(src.diag(("servers",), "give the real server URL under servers[0].url"))
     ops: list[Operation] = []
+    before = len(diags.errors)
     for route, item in (doc.get("paths") or {}).items():
         for method, raw in (item or {}).items():
             if method not in ("get", "post", "put", "delete"):
@@ -224,7 +225,10 @@ def load_platform(path: Path, root: Path) -> tuple[Platform | None, list[Diagnos
                 ops.append(op)
     if kopa is not None:
         _check_platform(doc, src, kopa, ops, diags)
-        _check_examples(src, kopa, ops, diags)
+        if (
+            len(diags.errors) == before
+        ):  # with an operation missing, every example it takes would read as unused
+            _check_examples(src, kopa, ops, diags)
     if diags.errors or kopa is None:
         return None, diags.items
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
