@@ -25,17 +25,13 @@ from kopa_gen.runtime.chain import Problem, Unit, Walk, Walker, coerce, walk_cha
 from kopa_gen.runtime.paths import PathError
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
+from kopa_gen.sandbox.episode import digest
 from kopa_gen.spec.diagnostics import Diagnostics
 from kopa_gen.spec.source import Source, YamlError, format_path, load_yaml
 from kopa_gen.spec.task import Task
 from kopa_gen.world.build import world_hash
 
 HERE = Path(__file__).parent
-
-
-def digest(data: Any) -> str:
-    canonical = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def task_platforms(project: Project, task: Task) -> list[str]:

@@ -87,8 +87,7 @@ async def probe(
     ) as session:
         for call in calls:
             await session.call(call["tool"], call.get("arguments", call.get("args")))
-        state = session.state_hash(scope)
-        written = session.state(scope)
+        written, state = session.state(scope)
         log = list(session.calls)
     score = score_episode(
         task, fixture, answer, state, log, turns if turns is not None else [[c.index] for c in log]

@@ -95,8 +95,7 @@ async def run_episode(
         except Exception as exc:  # a policy bug must not end the whole run; it is recorded and scored 0
             episode = Episode("", [], [], "error", f"{type(exc).__name__}: {exc}")
         scope = fixture.get("state_scope") or []
-        state = session.state_hash(scope)
-        written = session.state(scope)
+        written, state = session.state(scope)
         calls = list(session.calls)
     judged = None
     if config.judge and task.answer is not None and "RESPONSE" in task.reward:

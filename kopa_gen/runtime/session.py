@@ -18,6 +18,7 @@ from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome
 from kopa_gen.project import Project
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.sandbox.emulator import Sandbox
+from kopa_gen.sandbox.episode import digest
 from kopa_gen.sandbox.local import open_sandbox, platform_client
 
 
@@ -154,6 +155,7 @@ class Session:
         `state_scope`: what the task's gold writes, text normalized), or everything when no scope is given."""
         return self.sandbox.episode.state_hash(scope)
 
-    def state(self, scope: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        """The scoped rows themselves (what ENVIRONMENT compared), for episode records."""
-        return self.sandbox.episode.scoped(scope)
+    def state(self, scope: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+        """The scoped rows themselves (what ENVIRONMENT compared, for episode records) and their hash, read once."""
+        rows = self.sandbox.episode.scoped(scope)
+        return rows, digest(rows)

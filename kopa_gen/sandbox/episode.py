@@ -90,9 +90,13 @@ class EpisodeStore:
     def state_hash(self, scope: Sequence[Mapping[str, Any]] | None = None) -> str:
         """SHA-256 of canonical JSON (sorted keys, no spaces, UTF-8): of the rows in `scope` (what a task's gold
         writes), or of the whole snapshot when no scope is given."""
-        state: Any = self.snapshot() if scope is None else self.scoped(scope)
-        canonical = json.dumps(state, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+        return digest(self.snapshot() if scope is None else self.scoped(scope))
+
+
+def digest(state: Any) -> str:
+    """SHA-256 of the canonical JSON of a state (sorted keys, no spaces, UTF-8)."""
+    canonical = json.dumps(state, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def normalize_content(value: Any) -> Any:
