@@ -85,7 +85,7 @@ def test_references_must_point_backwards_and_action_is_never_alone(tmp_path: Pat
     action = {**TASK, "reward": ["RESPONSE", "ACTION"]}
     (found,) = task_errors(tmp_path / "x", action)
     assert found.endswith(
-        "reward: error: Value error, ACTION is always reported and never decides the reward; remove it from "
+        "reward: error: ACTION is always reported and never decides the reward; remove it from "
         "`reward` (keep RESPONSE and/or ENVIRONMENT)"
     )
     extra = {**TASK, "colour": "red"}
@@ -185,17 +185,17 @@ def test_combined_answers_load_and_are_told_from_single_ones(tmp_path: Path) -> 
     [
         (
             {"op": "argmax", "of": [APPLE, PEAR]},
-            ":25: answer_from.Combine: error: Value error, op argmax needs `labels`, one reference for each of "
+            ":25: answer_from.Combine: error: op argmax needs `labels`, one reference for each of "
             "the 2 values",
         ),
         (
             {"op": "sum", "of": [APPLE, PEAR], "labels": [APPLE_NAME, PEAR_NAME]},
-            ":25: answer_from.Combine: error: Value error, `labels` belong to argmax / argmin only; "
+            ":25: answer_from.Combine: error: `labels` belong to argmax / argmin only; "
             "remove them for op sum",
         ),
         (
             {"op": "diff", "of": [APPLE, PEAR, APPLE]},
-            ":25: answer_from.Combine: error: Value error, op diff takes exactly 2 values (first and second), got 3",
+            ":25: answer_from.Combine: error: op diff takes exactly 2 values (first and second), got 3",
         ),
         (
             {"op": "list", "of": [APPLE]},
@@ -203,11 +203,11 @@ def test_combined_answers_load_and_are_told_from_single_ones(tmp_path: Path) -> 
         ),
         (
             {"op": "list", "of": [APPLE, {"from": "plum", "path": "rows[0].price"}]},
-            ": error: Value error, answer_from refers to unknown call 'plum'",
+            ": error: answer_from refers to unknown call 'plum'",
         ),
         (
             {"from": "apple", "path": "rows[0].price | nope"},
-            ":25: answer_from.From.path: error: Value error, 'rows[0].price | nope' at character 21: unknown "
+            ":25: answer_from.From.path: error: 'rows[0].price | nope' at character 21: unknown "
             "function 'nope'; known: abs, add_days, add_months, avg, count, date, first, fixed, iso, join, last, "
             "list, map, max, min, mode, number, prefix, regex, replace, round, slice, sort, sort_desc, split, "
             "strip, suffix, sum, take, text, unique, weekday, words, ymd",

@@ -146,4 +146,4 @@ def _explain(err: Any) -> str:
         return "unknown field; remove it or check its spelling against the JSON Schema"
     if kind == "missing":
         return "required field is missing"
-    return str(err["msg"])
+    return str(err["msg"]).removeprefix("Value error, ")

@@ -8,6 +8,7 @@ every table's hash, so it rebuilds everything."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import itertools
 import os
@@ -19,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kopa_gen.cache import cache_dir
-from kopa_gen.spec.world import Table, WorldSpec
+from kopa_gen.spec.world import WORLD_TABLE, Table, WorldSpec
+from kopa_gen.world.declared import declared_rows, derive
 from kopa_gen.world.registry import DATA, SHARES, GenContext, Generator, generators
 
 GENERATORS = Path(__file__).parent / "generators"
@@ -33,7 +35,12 @@ def code_hash() -> str:
     """The generator code and data files every table is made with."""
     h = hashlib.sha256()
     for path in sorted(
-        [*GENERATORS.glob("*.py"), *DATA.glob("*.tsv"), Path(__file__).with_name("registry.py")]
+        [
+            *GENERATORS.glob("*.py"),
+            *DATA.glob("*.tsv"),
+            Path(__file__).with_name("registry.py"),
+            Path(__file__).with_name("declared.py"),
+        ]
     ):
         h.update(path.name.encode())
         h.update(path.read_bytes())
@@ -97,8 +104,18 @@ def ensure_world(spec: WorldSpec, seed: int | None = None, progress: Progress | 
     return BuiltWorld(path, seed, digest, time.perf_counter() - start, True)
 
 
+def create_world_table(db: sqlite3.Connection, seed: int, today: dt.date) -> None:
+    """`kopa_world`: one row (seed, today as YYYY-MM-DD, today as YYYYMMDD) that views and `sql` columns read."""
+    db.execute(f'DROP TABLE IF EXISTS "{WORLD_TABLE}"')
+    db.execute(f'CREATE TABLE "{WORLD_TABLE}" (seed INTEGER, today TEXT, today_ymd TEXT)')
+    db.execute(
+        f'INSERT INTO "{WORLD_TABLE}" VALUES (?, ?, ?)', (seed, today.isoformat(), today.strftime("%Y%m%d"))
+    )
+
+
 def create_schema(db: sqlite3.Connection, spec: WorldSpec) -> None:
     """Tables (empty) and views; enough to know every column a platform can bind to."""
+    create_world_table(db, spec.seed, spec.today)
     for table in spec.tables:
         cols = ", ".join(f'"{c.name}" {c.type.upper()}' for c in table.columns)
         db.execute(f'CREATE TABLE "{table.name}" ({cols})')
@@ -135,6 +152,7 @@ def build_into(spec: WorldSpec, seed: int, path: Path, progress: Progress = lamb
     existing = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     for (view,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
         db.execute(f'DROP VIEW "{view}"')
+    create_world_table(db, seed, spec.today)
     removed = set(old) - {t.name for t in spec.tables}
     for gone in sorted(removed):
         db.execute(f'DROP TABLE IF EXISTS "{gone}"')
@@ -149,7 +167,7 @@ def build_into(spec: WorldSpec, seed: int, path: Path, progress: Progress = lamb
         db.execute(f'DROP TABLE IF EXISTS "{table.name}"')
         cols = ", ".join(f'"{c.name}" {c.type.upper()}' for c in table.columns)
         db.execute(f'CREATE TABLE "{table.name}" ({cols})')
-        reads = _fill(db, ctx, table, registry[table.generator])
+        reads = _fill(db, ctx, table, registry[table.generator] if table.generator else declared_rows)
         for i, index in enumerate(table.indexes):
             cols = ", ".join(_index_column(c) for c in index)
             db.execute(f'CREATE INDEX "ix_{table.name}_{i}" ON "{table.name}" ({cols})')
@@ -225,6 +243,8 @@ def _fill(db: sqlite3.Connection, ctx: GenContext, table: Table, gen: Generator)
         rows = iter(gen(ctx, table))
         while batch := list(itertools.islice(rows, 20000)):
             db.executemany(sql, batch)
+        if table.generator is None:
+            derive(db, table, ctx.seed, ctx.today)
     finally:
         db.set_authorizer(None)
     return reads

@@ -224,39 +224,3 @@ def dart_xbrl_taxonomy(ctx: GenContext, table: Table) -> Iterator[Row]:
             seen.add(line_id)
             data_tp = "X.XX" if unit == 1 else "(X)" if any(k in line_id for k in NEGATIVE) else "X"
             yield form, line_id, name, bsns_de, name, english_label(line_id), data_tp, refs.get(line_id, "")
-
-
-# ------------------------------------------------------------------------------------------------ indicators
-# fnlttSinglIndx: (idx_cl_code, idx_cl_nm, idx_code, idx_nm). Codes M211100/M211200/M211300/M211550/M211800/
-# M212000/M221000/M221100/M221200/M221600/M231000/M231400/M231800/M233000/M241000 are seen in published client code;
-# the others are unverified. The view dart_financial_indicators holds the formulas.
-INDICATORS = (
-    ("M210000", "수익성지표", "M211100", "세전계속사업이익률"),
-    ("M210000", "수익성지표", "M211200", "순이익률"),
-    ("M210000", "수익성지표", "M211300", "매출총이익률"),
-    ("M210000", "수익성지표", "M211400", "매출원가율"),
-    ("M210000", "수익성지표", "M211550", "ROE"),
-    ("M210000", "수익성지표", "M211800", "판관비율"),
-    ("M210000", "수익성지표", "M212000", "총자산영업이익률"),
-    ("M220000", "안정성지표", "M221000", "자기자본비율"),
-    ("M220000", "안정성지표", "M221100", "부채비율"),
-    ("M220000", "안정성지표", "M221200", "유동비율"),
-    ("M220000", "안정성지표", "M221300", "당좌비율"),
-    ("M220000", "안정성지표", "M221400", "비유동비율"),
-    ("M220000", "안정성지표", "M221500", "비유동장기적합률"),
-    ("M220000", "안정성지표", "M221600", "이자보상배율"),
-    ("M230000", "성장성지표", "M231000", "매출액증가율(YoY)"),
-    ("M230000", "성장성지표", "M231400", "영업이익증가율(YoY)"),
-    ("M230000", "성장성지표", "M231800", "순이익증가율(YoY)"),
-    ("M230000", "성장성지표", "M233000", "총자산증가율"),
-    ("M240000", "활동성지표", "M241000", "총자산회전율"),
-    ("M240000", "활동성지표", "M241100", "자기자본회전율"),
-    ("M240000", "활동성지표", "M241500", "재고자산회전율"),
-    ("M240000", "활동성지표", "M241600", "매출채권회전율"),
-)
-
-
-@generator("dart_indicator_defs")
-def dart_indicator_defs(ctx: GenContext, table: Table) -> Iterator[Row]:
-    """Columns: idx_cl_code, idx_cl_nm, idx_code, idx_nm."""
-    yield from INDICATORS

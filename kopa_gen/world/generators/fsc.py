@@ -52,66 +52,6 @@ MARKET_NAMES = {"Y": "KOSPI", "K": "KOSDAQ", "N": "KONEX"}
 TICK_BOUNDS = (2_000, 5_000, 20_000, 50_000, 200_000, 500_000)
 TICK_SIZES = (1, 5, 10, 50, 100, 500, 1_000)
 
-# KSIC 3-digit industries used by `companies`: (표준산업분류명, 주요사업 phrase).
-INDUSTRIES = {
-    "107": ("기타 식품 제조업", "가공식품 제조 및 판매"),
-    "108": ("동물용 사료 및 조제식품 제조업", "배합사료 제조"),
-    "201": ("기초 화학물질 제조업", "석유화학 기초유분 제조"),
-    "204": ("기타 화학제품 제조업", "정밀화학제품 제조"),
-    "212": ("의약품 제조업", "완제의약품 제조 및 판매"),
-    "221": ("고무제품 제조업", "산업용 고무제품 제조"),
-    "222": ("플라스틱제품 제조업", "플라스틱 성형제품 제조"),
-    "241": ("1차 철강 제조업", "철강재 제조"),
-    "251": ("구조용 금속제품, 탱크 및 증기발생기 제조업", "강구조물 제조"),
-    "259": ("기타 금속 가공제품 제조업", "금속 가공품 제조"),
-    "261": ("반도체 제조업", "반도체 제조"),
-    "262": ("전자 부품 제조업", "전자부품 제조"),
-    "264": ("통신 및 방송 장비 제조업", "통신기기 및 가전제품 제조"),
-    "271": ("의료용 기기 제조업", "의료기기 제조"),
-    "281": ("전동기, 발전기 및 전기 변환·공급·제어 장치 제조업", "전력기기 제조"),
-    "291": ("일반 목적용 기계 제조업", "산업용 기계 제조"),
-    "292": ("특수 목적용 기계 제조업", "반도체 장비 및 특수기계 제조"),
-    "301": ("자동차용 엔진 및 자동차 제조업", "자동차 제조 및 판매"),
-    "303": ("자동차 신품 부품 제조업", "자동차 부품 제조"),
-    "411": ("건물 건설업", "건축 공사"),
-    "421": ("토목 건설업", "토목 공사"),
-    "464": ("생활용품 도매업", "생활용품 도매"),
-    "467": ("기타 전문 도매업", "산업용 자재 도매"),
-    "471": ("종합 소매업", "종합 소매"),
-    "521": ("보관 및 창고업", "물류 및 창고 운영"),
-    "582": ("소프트웨어 개발 및 공급업", "소프트웨어 개발 및 공급"),
-    "591": ("영화, 비디오물, 방송프로그램 제작 및 배급업", "방송프로그램 및 영상 콘텐츠 제작"),
-    "620": ("컴퓨터 프로그래밍, 시스템 통합 및 관리업", "시스템 통합 및 IT 서비스"),
-    "631": ("자료처리, 호스팅, 포털 및 기타 인터넷 정보매개 서비스업", "인터넷 포털 및 플랫폼 서비스"),
-    "649": ("기타 금융업", "투자 및 기타 금융"),
-    "701": ("자연과학 및 공학 연구개발업", "연구개발 용역"),
-    "702": ("인문 및 사회과학 연구개발업", "조사 및 연구 용역"),
-    "711": ("법무관련 서비스업", "법무 및 특허 서비스"),
-    "721": ("건축 기술, 엔지니어링 및 관련 기술 서비스업", "엔지니어링 서비스"),
-    "732": ("전문 디자인업", "디자인 용역"),
-    "764": ("무형 재산권 임대업", "지식재산권 라이선스"),
-}
-
-# Financial-statement account lines of getBs_V2 / getIncoStat_V2; `item` selects the amount in the views.
-ACCOUNTS = (
-    ("BS", 1, "ifrs-full_CurrentAssets", "유동자산"),
-    ("BS", 2, "ifrs-full_NoncurrentAssets", "비유동자산"),
-    ("BS", 3, "ifrs-full_Assets", "자산총계"),
-    ("BS", 4, "ifrs-full_CurrentLiabilities", "유동부채"),
-    ("BS", 5, "ifrs-full_NoncurrentLiabilities", "비유동부채"),
-    ("BS", 6, "ifrs-full_Liabilities", "부채총계"),
-    ("BS", 7, "ifrs-full_IssuedCapital", "자본금"),
-    ("BS", 8, "ifrs-full_RetainedEarnings", "이익잉여금(결손금)"),
-    ("BS", 9, "ifrs-full_Equity", "자본총계"),
-    ("BS", 10, "ifrs-full_EquityAndLiabilities", "자본과부채총계"),
-    ("IS", 11, "ifrs-full_Revenue", "매출액"),
-    ("IS", 12, "dart_OperatingIncomeLoss", "영업이익(손실)"),
-    ("IS", 13, "ifrs-full_ProfitLossBeforeTax", "법인세비용차감전순이익(손실)"),
-    ("IS", 14, "ifrs-full_IncomeTaxExpenseContinuingOperations", "법인세비용"),
-    ("IS", 15, "ifrs-full_ProfitLoss", "당기순이익(손실)"),
-    ("IS", 16, "ifrs-full_ComprehensiveIncome", "총포괄손익"),
-)
-
 BIG4 = ("삼일회계법인", "삼정회계법인", "안진회계법인", "한영회계법인")
 MID_AUDITORS = (
     "대주회계법인 신한회계법인 한울회계법인 삼덕회계법인 이촌회계법인 성현회계법인 인덕회계법인 우리회계법인 다산회계법인 정동회계법인 태성회계법인 신우회계법인"
@@ -442,19 +382,6 @@ def _index_rows(
             str(spec["base"]),
         )
         prev = c
-
-
-@generator("fsc_industries")
-def fsc_industries(ctx: GenContext, table: Table) -> Iterator[Row]:
-    """Columns: code, sic_name, main_biz."""
-    for code, (name, biz) in sorted(INDUSTRIES.items()):
-        yield code, name, biz
-
-
-@generator("fsc_accounts")
-def fsc_accounts(ctx: GenContext, table: Table) -> Iterator[Row]:
-    """Columns: stmt, item, acitId, acitNm."""
-    yield from ACCOUNTS
 
 
 def _snapshot_starts(rng: random.Random, begin: dt.date, last: dt.date, listed: bool) -> list[dt.date]:

@@ -185,8 +185,3 @@ def school_days(ctx: GenContext, table: Table) -> Iterator[Row]:
             loaded = min(day + dt.timedelta(days=1 + (day_no + cal_id) % 3), last)
             yield (cal_id, ymd(day), day_no, day.weekday(), ay, str(sem), sem, ymd(loaded))
             day_no += 1
-
-
-@generator("neis_terms")
-def terms(ctx: GenContext, table: Table) -> Iterator[Row]:
-    yield from ctx.rows("SELECT AY, SEM, min(ymd) FROM edu_school_days GROUP BY AY, SEM ORDER BY AY, SEM")

@@ -9,11 +9,6 @@ tables.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from kopa_gen.spec.world import Table
-from kopa_gen.world.registry import GenContext, Row, generator
-
 LEVELS = ("els", "mis", "his", "sps")
 LEVEL_OF_KIND = {"초등학교": "els", "중학교": "mis", "고등학교": "his", "특수학교": "sps"}
 DAY = "주간"
@@ -24,9 +19,3 @@ def level_of(kind: str) -> str:
     if kind in LEVEL_OF_KIND:
         return LEVEL_OF_KIND[kind]
     return {"초": "els", "중": "mis", "고": "his"}[kind[-2]]
-
-
-@generator("neis_rows")
-def literal_rows(ctx: GenContext, table: Table) -> Iterator[Row]:
-    """The rows written out in params.rows."""
-    yield from (tuple(r) for r in table.params["rows"])

@@ -1,0 +1,133 @@
+"""The default world: an operation with no `x-kopa.source` is served from rows synthesised from its row schema.
+
+Each such operation gets a declared table `auto_<tool>` (see kopa_gen/world/declared.py) with one column per row
+property, filled by what the schema says, first match wins:
+1. `x-kopa-gen` on the property: a column generator written out (any kind of declared tables);
+2. the field names a shared entity (world.yaml `entities`, e.g. corp_code -> companies.corp_code): a foreign key;
+3. `enum`: a choice among the values; `examples` (2 or more): a choice among them;
+4. a date (`format: date`, a YYYYMMDD pattern or name, e.g. `*_de`, `*Dt`, `*YMD`): a day of the last ten years;
+5. `integer` / `number`: uniform between `minimum` and `maximum` (0-1000 without them);
+6. a digits-only `pattern` or a code-like name (`*_cd`, `*_code`, `*Cd`, `*_no`, `*Id`): a zero-padded serial;
+7. otherwise: the description (or the name) and the row number, e.g. `시설명 12`.
+Every query parameter named like a row property filters it by equality, unless the operation lists its own
+`x-kopa.filters` (a bulk catalog's `match`). Rows are served in creation order."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from pydantic import ValidationError
+
+from kopa_gen.spec.diagnostics import Diagnostics
+from kopa_gen.spec.kopa import Filter, Order, Source
+from kopa_gen.spec.platform import Operation, Platform
+from kopa_gen.spec.world import Column, ColumnGen, Table, WorldSpec
+
+ROW = "_n"  # the serial every synthesised table orders by
+DATE_NAME = re.compile(r"(_de|_dt|Dt|_date|Date|YMD|Ymd|_ymd)$")
+CODE_NAME = re.compile(r"(_cd|_code|Cd|Code|_no|No|_id|Id|ID|CD|CODE)$")
+DIGITS = re.compile(r"^\^?\\d\{(\d+)\}\$?$|^\^?\[0-9\]\{(\d+)\}\$?$")
+
+
+def column_gen(name: str, schema: dict[str, Any], entities: dict[str, ColumnGen]) -> ColumnGen:
+    """How a synthesised table fills the column of one row property (the rules of the module docstring); a
+    malformed `x-kopa-gen` raises pydantic's ValidationError."""
+    hint = schema.get("x-kopa-gen")
+    if hint is not None:
+        return ColumnGen.model_validate(hint)
+    if name in entities:
+        return entities[name]
+    kind = schema.get("type", "string")
+    if schema.get("enum"):
+        return ColumnGen(choice=list(schema["enum"]))
+    examples = schema.get("examples") or []
+    if len(examples) >= 2:
+        return ColumnGen(choice=list(examples))
+    pattern = str(schema.get("pattern", ""))
+    if schema.get("format") == "date":
+        return ColumnGen(date=["today-3650", "today-1"], format="%Y-%m-%d")
+    if kind == "string" and (pattern in (r"^\d{8}$", r"^[0-9]{8}$") or DATE_NAME.search(name)):
+        return ColumnGen(date=["today-3650", "today-1"])
+    if kind == "integer":
+        return ColumnGen(integer=[int(schema.get("minimum", 0)), int(schema.get("maximum", 1000))])
+    if kind == "number":
+        low, high = float(schema.get("minimum", 0)), float(schema.get("maximum", 1000))
+        return ColumnGen(uniform=[low, high], decimals=2)
+    digits = DIGITS.match(pattern)
+    if digits or CODE_NAME.search(name):
+        width = int(next(g for g in digits.groups() if g)) if digits else 6
+        return ColumnGen(code=f"{{n:0{width}d}}")
+    label = str(schema.get("description") or name).split("(")[0].split(",")[0].strip()[:20] or name
+    return ColumnGen(code=label.replace("{", "{{").replace("}", "}}") + " {n}")
+
+
+def synthesize(
+    platforms: list[Platform], world: WorldSpec, diags: Diagnostics
+) -> tuple[list[Platform], WorldSpec]:
+    """Bind every operation lacking a source to a synthesised table appended to the world (after every declared
+    and generated table, so foreign keys may read any of them). A malformed `x-kopa-gen` hint is an error at its
+    place."""
+    added: list[Table] = []
+    out: list[Platform] = []
+    for platform in platforms:
+        ops: list[Operation] = []
+        for op in platform.operations:
+            if op.kopa.source is not None:
+                ops.append(op)
+                continue
+            try:
+                table, source = synth_table(op, world.entities)
+            except HintError as exc:
+                where = f"{op.kopa.row}/properties/{exc.prop}/x-kopa-gen".removeprefix("#/").replace("/", ".")
+                diags.error(platform.file, where, exc.message)
+                continue
+            added.append(table)
+            ops.append(dataclasses.replace(op, kopa=op.kopa.model_copy(update={"source": source})))
+        out.append(
+            dataclasses.replace(platform, operations=tuple(ops))
+            if ops != list(platform.operations)
+            else platform
+        )
+    if not added:
+        return platforms, world
+    return out, world.model_copy(update={"tables": [*world.tables, *added]})
+
+
+class HintError(ValueError):
+    """A row property's `x-kopa-gen` is not a column generator."""
+
+    def __init__(self, prop: str, message: str) -> None:
+        super().__init__(f"{prop}: {message}")
+        self.prop, self.message = prop, message
+
+
+def synth_table(op: Operation, entities: dict[str, ColumnGen]) -> tuple[Table, Source]:
+    props: dict[str, Any] = op.row_schema.get("properties", {})
+    columns = [Column(name=ROW, type="integer", gen=ColumnGen(seq=1))]
+    for name, schema in props.items():
+        try:
+            gen = column_gen(name, schema, entities)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            at = ".".join(str(x) for x in err["loc"])
+            message = str(err["msg"]).removeprefix("Value error, ")
+            raise HintError(name, f"{message} (at {at})" if at else message) from exc
+        kind = schema.get("type", "string")
+        sql_type = "integer" if kind == "integer" else "real" if kind == "number" else "text"
+        columns.append(
+            Column(name=name, type=sql_type, description=str(schema.get("description", "")), gen=gen)
+        )
+    table = Table(
+        name=f"auto_{op.tool}",
+        description=f"Synthesised from the row schema {op.row_name} of {op.tool} (no x-kopa.source).",
+        rows=op.kopa.synth_rows,
+        columns=columns,
+        indexes=[[p.name] for p in op.params if p.name in props],
+    )
+    filters = op.kopa.filters
+    if filters is None:
+        filters = [Filter(param=p.name, column=p.name, match="eq") for p in op.params if p.name in props]
+    source = Source(table=table.name, filters=filters, order=[Order(column=ROW)])
+    return table, source

@@ -1,0 +1,130 @@
+"""The default world: an operation with no `x-kopa.source` answers at once from rows synthesised from its row
+schema, typed and shaped by it, linked to the shared entities the world declares, filtered by its parameters; a
+malformed hint is an error at its place."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import re
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import yaml
+
+from kopa_gen.project import load_project
+from kopa_gen.sandbox.local import open_sandbox, sandbox_client
+from kopa_gen.spec.diagnostics import Level, SpecError
+from tests.test_declared import REGIONS, world_with
+from tests.toyspec import WORLD_ROOT, spec_copy, write_project
+
+STATION = {
+    "type": "object",
+    "properties": {
+        "stnId": {"type": "string", "pattern": "^\\d{5}$", "description": "관측소 번호"},
+        "stnNm": {"type": "string", "description": "관측소명"},
+        "kind": {"type": "string", "enum": ["ASOS", "AWS"], "description": "종류"},
+        "region_cd": {"type": "string", "description": "법정동코드"},
+        "open_de": {"type": "string", "description": "개소일 (YYYYMMDD)"},
+        "height": {"type": "integer", "minimum": 1, "maximum": 50, "description": "높이(m)"},
+        "ta": {"type": "number", "minimum": -10, "maximum": 35, "description": "기온"},
+        "grade": {"type": "string", "description": "등급", "x-kopa-gen": {"choice": ["A", "B"], "weights": [9, 1]}},
+    },
+}  # fmt: skip
+
+
+def station_spec(hint: Any = None) -> dict[str, Any]:
+    spec = spec_copy()
+    fruits = spec["paths"]["/fruits"]["get"]
+    schema = copy.deepcopy(STATION)
+    if hint is not None:
+        schema["properties"]["grade"]["x-kopa-gen"] = hint
+    spec["components"]["schemas"]["Station"] = schema
+    spec["paths"]["/stations"] = {
+        "get": {
+            "operationId": "getStations",
+            "summary": "관측소 목록",
+            "parameters": [
+                {"name": "kind", "in": "query", "description": "종류", "schema": {"type": "string"}},
+                *[p for p in fruits["parameters"] if p["name"] != "name"],
+            ],
+            "responses": fruits["responses"],
+            "x-kopa": {
+                "tool": "toy_list_stations",
+                "effect": "read",
+                "shape": "list",
+                "row": "#/components/schemas/Station",
+                "synth_rows": 30,
+            },
+        }
+    }
+    return spec
+
+
+def project_at(tmp_path: Path, hint: Any = None) -> Path:
+    write_project(tmp_path, station_spec(hint), world_with(REGIONS))
+    root = {**WORLD_ROOT, "entities": {"region_cd": {"ref": "regions.region_cd", "where": "abolished = 0"}}}
+    (tmp_path / "specs/world/world.yaml").write_text(yaml.safe_dump(root), encoding="utf-8")
+    return tmp_path
+
+
+async def all_rows(tmp_path: Path, **params: Any) -> tuple[int, list[dict[str, Any]]]:
+    project = load_project(tmp_path)
+    async with sandbox_client(open_sandbox(project), "toy") as client:
+        first = await client.call("toy_list_stations", {**params, "numOfRows": 2})
+        rows = list(first.rows)
+        for page in range(2, (first.total + 1) // 2 + 1):
+            rows += (await client.call("toy_list_stations", {**params, "numOfRows": 2, "pageNo": page})).rows
+        return first.total, rows
+
+
+def test_an_operation_without_source_answers_from_its_schema(tmp_path: Path) -> None:
+    total, rows = anyio.run(all_rows, project_at(tmp_path))
+    assert total == 30 and len(rows) == 30
+    for row in rows:
+        assert set(row) == set(STATION["properties"])  # type: ignore[arg-type]
+        assert re.fullmatch(r"\d{5}", row["stnId"])
+        assert re.fullmatch(r"관측소명 \d+", row["stnNm"])
+        assert row["kind"] in ("ASOS", "AWS")
+        assert re.fullmatch(r"\d{10}", row["region_cd"])
+        opened = dt.datetime.strptime(row["open_de"], "%Y%m%d").date()
+        assert dt.date(2016, 11, 1) <= opened < dt.date(2026, 11, 29)
+        assert isinstance(row["height"], int) and 1 <= row["height"] <= 50
+        assert isinstance(row["ta"], float) and -10 <= row["ta"] <= 35
+        assert row["grade"] in ("A", "B")
+    assert len({r["stnId"] for r in rows}) == 30  # serials: a key
+    assert [r["grade"] for r in rows].count("A") > 20  # the hint's weights, not the default
+    assert len({r["region_cd"][:2] for r in rows}) > 3  # drawn across the country's current districts
+
+
+def test_parameters_named_like_fields_filter(tmp_path: Path) -> None:
+    _, every = anyio.run(all_rows, project_at(tmp_path))
+    total, aws = anyio.run(lambda: all_rows(tmp_path, kind="AWS"))
+    assert total == len(aws) == sum(r["kind"] == "AWS" for r in every) > 0
+    assert aws == [r for r in every if r["kind"] == "AWS"]
+
+
+def test_region_codes_name_current_districts(tmp_path: Path) -> None:
+    import sqlite3
+
+    from kopa_gen.world.build import ensure_world
+
+    project = load_project(project_at(tmp_path))
+    db = sqlite3.connect(ensure_world(project.world).path)
+    current = {r[0] for r in db.execute("SELECT region_cd FROM regions WHERE abolished = 0")}
+    served = {r[0] for r in db.execute("SELECT region_cd FROM auto_toy_list_stations")}
+    assert served and served <= current
+
+
+def test_a_malformed_hint_is_an_error_at_its_place(tmp_path: Path) -> None:
+    project_at(tmp_path, hint={"choice": ["A"], "integer": [1, 2]})
+    with pytest.raises(SpecError) as info:
+        load_project(tmp_path)
+    found = [d.render() for d in info.value.diagnostics if d.level is Level.ERROR]
+    assert found == [
+        "specs/platforms/toy/openapi.yaml: components.schemas.Station.properties.grade.x-kopa-gen: error: give "
+        "exactly one generator kind of value, seq, code, choice, enum, integer, uniform, normal, lognormal, "
+        "date, person, address, ref, parent, sql (given: choice, integer)"
+    ]
