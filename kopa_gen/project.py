@@ -9,11 +9,13 @@ from pathlib import Path
 
 from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics, Level, SpecError
 from kopa_gen.spec.domains import load_domains
+from kopa_gen.spec.nested import check_world
 from kopa_gen.spec.platform import Platform, load_platform
 from kopa_gen.spec.task import Task, load_tasks
 from kopa_gen.spec.templates import Template, load_templates
 from kopa_gen.spec.world import WorldSpec, load_world
 from kopa_gen.world.build import columns_of
+from kopa_gen.world.synth import synthesize
 
 
 def find_root(start: Path | None = None) -> Path:
@@ -112,7 +114,9 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
         else:
             broken.append(path.parent.name)
     if world is not None:
+        platforms, world = synthesize(platforms, world, diags)
         check_bindings(platforms, world, diags)
+        check_nested_bindings(platforms, world, diags)
     check_tool_names(platforms, diags)
     if domains:
         for p in platforms:
@@ -163,7 +167,9 @@ def check_bindings(platforms: list[Platform], world: WorldSpec, diags: Diagnosti
                     f"world file {name!r} is not listed in specs/world/world.yaml (files: {', '.join(world.files)})",
                 )
         for op in p.operations:
-            table = op.kopa.source.table
+            if op.kopa.source is None:
+                continue  # its row schema's hint is broken, and reported
+            table = op.source.table
             where = f"paths.{op.path}.{op.method}.x-kopa.source.table"
             if table not in columns:
                 diags.error(
@@ -182,6 +188,20 @@ def check_bindings(platforms: list[Platform], world: WorldSpec, diags: Diagnosti
                     f"world view {table!r} lacks columns {', '.join(missing)} of row schema {op.row_name}; "
                     "add them to the view or remove them from the row schema",
                 )
+
+
+def check_nested_bindings(platforms: list[Platform], world: WorldSpec, diags: Diagnostics) -> None:
+    """Every sub-list (`x-kopa.nested`) reads a world table or view that has its key, order and item columns."""
+    bound = [(p, op) for p in platforms for op in p.operations if op.kopa.nested]
+    if not bound:
+        return
+    columns = columns_of(world)
+    for p, op in bound:
+        assert p.origin is not None
+        found: list[Diagnostic] = []
+        loc = ("paths", op.path, op.method, "x-kopa", "nested")
+        check_world(op.row_props, op.kopa.nested, loc, columns, p.origin.diag, found)
+        diags.extend(found)
 
 
 def check_tool_names(platforms: list[Platform], diags: Diagnostics) -> None:

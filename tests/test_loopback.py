@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import pytest
 
 from kopa_gen.world.build import BuiltWorld
-from tests.conftest import ROOT
+from tests.conftest import ROOT, repository_project
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def served(world: BuiltWorld) -> Iterator[tuple[str, dict[str, str]]]:
     keys: dict[str, str] = {}
     try:
         assert proc.stdout is not None
-        while len(keys) < 4:
+        while len(keys) < len(repository_project().platforms):  # one line per platform
             line = proc.stdout.readline()
             if not line:
                 raise RuntimeError(proc.stderr.read() if proc.stderr else "sandbox exited")

@@ -290,4 +290,4 @@ def test_the_packaged_model_loads_without_the_network(monkeypatch: pytest.Monkey
 def test_time_retrieval_reports_each_stage(sigs: list[ToolSig]) -> None:
     timings = time_retrieval(sigs, LEXICAL)
     assert set(timings) == {"load_s", "embed_s", "rank_s", "tools"}
-    assert timings["tools"] == 46.0 and timings["embed_s"] == 0.0 and timings["rank_s"] > 0.0
+    assert timings["tools"] == float(len(sigs)) and timings["embed_s"] == 0.0 and timings["rank_s"] > 0.0

@@ -44,6 +44,8 @@ class Result:
     page: int = 1
     page_size: int = 0
     record: JSON | None = None
+    echo: dict[str, str] = field(default_factory=dict)
+    """Request parameters the envelope repeated (`x-kopa.echo`)."""
 
 
 @dataclass
@@ -195,7 +197,7 @@ class PlatformClient:
             return unknown
 
     def _result(self, op: Operation, parsed: Parsed, params: Mapping[str, Any]) -> Result:
-        props = op.row_schema.get("properties", {})
+        props = op.row_props
         rows = [coerce(props, r) for r in parsed.rows]
         record = coerce(props, parsed.record) if parsed.record is not None else None
         page, size = self._paging(op, params)
@@ -207,6 +209,7 @@ class PlatformClient:
             page=parsed.page or page,
             page_size=parsed.size if parsed.size is not None else size or len(rows),
             record=record,
+            echo=parsed.echo,
         )
 
     def _paging(self, op: Operation, params: Mapping[str, Any]) -> tuple[int, int]:
@@ -256,10 +259,10 @@ def parse_bulk_file(op: Operation, body: bytes) -> list[JSON]:
     if key not in _BULK:
         with zipfile.ZipFile(io.BytesIO(body)) as zf:
             root = ET.fromstring(zf.read(spec.member))
-        props = op.row_schema.get("properties", {})
+        props = op.row_props
         if len(_BULK) >= 4:
             _BULK.pop(next(iter(_BULK)))
-        _BULK[key] = tuple(coerce(props, row_of(el)) for el in root.iter(spec.row_element))
+        _BULK[key] = tuple(coerce(props, row_of(el, props)) for el in root.iter(spec.row_element))
     return list(_BULK[key])
 
 

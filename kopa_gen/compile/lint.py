@@ -362,7 +362,7 @@ def state_scope(project: Project, walk: Walk) -> list[dict[str, Any]]:
         op = project.platform_of(unit.call.tool).operation(unit.call.tool)
         if op.kopa.effect != "write" or op.kopa.write is None or unit.is_error:
             continue
-        table = tables[op.kopa.source.table]
+        table = tables[op.source.table]
         key = {col: unit.args.get(op.kopa.write.values[col]) for col in table.key}
         entry = {"table": table.name, "key": key}
         if entry not in scope:

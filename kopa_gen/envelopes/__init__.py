@@ -3,6 +3,18 @@
 Each family is one module in this package: a class with `render` (what the sandbox sends) and `parse` (what the
 client reads) side by side, so the two can never drift apart, registered under the names a spec's
 `x-kopa.envelope` uses with `@register_family("name")`. Adding a family is adding a module; nothing else changes.
+
+What a family is handed and must hand back:
+
+- Rows and records arrive typed (`base.coerce`), sub-lists (`x-kopa.nested`) included as lists of typed items. In
+  XML, lay a row out with `base.add_row(parent, tag, row, op.row_props)` (or `add_fields` into an element of the
+  family's own) and read it back with `base.row_of(element, op.row_props)`: given the operation's `row_props`, both
+  place sub-lists as OpenAPI lays out arrays (see `base.list_tags`), so parsed rows equal the JSON ones.
+- Request echo (`x-kopa.echo`): `render` gets `echo`, the envelope field -> value of each repeated request
+  parameter in declaration order (defaults applied). The family puts the fields where its real API does and, in
+  `parse`, returns them as `Parsed.echo` (the fields to look for are `platform.echo(op)`). A family whose real API
+  repeats nothing sets `echoes = False`, and the spec load refuses `echo` for it; one that places them sets
+  `echoes = True`.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ import json
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
 from kopa_gen.spec.kopa import ResultCode
@@ -13,6 +14,7 @@ from kopa_gen.spec.platform import Operation, Platform
 
 Wire = Literal["json", "xml"]
 JSON = dict[str, Any]
+NO_ECHO: Mapping[str, str] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,8 @@ class Parsed:
     page: int | None = None
     size: int | None = None
     record: JSON | None = None
+    echo: dict[str, str] = field(default_factory=dict)
+    """The request parameters the envelope repeated (`x-kopa.echo`), by envelope field."""
 
 
 class EnvelopeError(Exception):
@@ -52,6 +56,13 @@ class EnvelopeError(Exception):
 
 
 class Family(Protocol):
+    echoes: bool
+    scaffold: str
+    """YAML that `kopa-gen new platform ID --family NAME` starts a platform of this family from: `server`, `path`,
+    `key` (the key parameter), `params` (format and paging), `response` (the envelope's JSON Schema; `__ROW__` is
+    the row schema's name) and the platform-level `x-kopa` (`__ID__` the platform id, `__ENV__` its key variable)."""
+    """Whether the family places echoed request parameters (`x-kopa.echo`); the spec load refuses echo otherwise."""
+
     def render(
         self,
         platform: Platform,
@@ -60,6 +71,7 @@ class Family(Protocol):
         wire: Wire,
         page: Page | None = None,
         record: JSON | None = None,
+        echo: Mapping[str, str] = NO_ECHO,
     ) -> Reply: ...
 
     def parse(self, platform: Platform, op: Operation, body: bytes, wire: Wire) -> Parsed: ...
@@ -68,14 +80,19 @@ class Family(Protocol):
 def coerce(props: Mapping[str, Any], row: Mapping[str, Any]) -> JSON:
     """Type a row as the real API types it: strings unless the row schema says integer/number.
     None becomes the empty string (what the real services send for a missing value). Properties marked
-    `writeOnly` are filter-only columns of the world and are never sent."""
+    `writeOnly` are filter-only columns of the world and are never sent. A sub-list (an array property; `props`
+    are an operation's `row_props`) is a list of items typed the same way by the item schema."""
     out: JSON = {}
     for name, schema in props.items():
         if schema.get("writeOnly"):
             continue
         value = row.get(name)
         kind = schema.get("type", "string")
-        if kind == "integer":
+        if kind == "array":
+            items = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
+            item_props = schema.get("items", {}).get("properties", {})
+            out[name] = [coerce(item_props, item) for item in items if isinstance(item, Mapping)]
+        elif kind == "integer":
             out[name] = int(value) if value not in (None, "") else None
         elif kind == "number":
             out[name] = float(value) if value not in (None, "") else None
@@ -109,10 +126,41 @@ def add(parent: ET.Element, tag: str, text: Any = None) -> ET.Element:
     return el
 
 
-def add_row(parent: ET.Element, tag: str, row: Mapping[str, Any]) -> None:
-    el = ET.SubElement(parent, tag)
+def _xml_name(schema: Mapping[str, Any], default: str) -> str:
+    xml = schema.get("xml")
+    return str(xml["name"]) if isinstance(xml, Mapping) and xml.get("name") else default
+
+
+def list_tags(name: str, schema: Mapping[str, Any]) -> tuple[str | None, str]:
+    """(wrapper, item) element names of a sub-list in XML, as OpenAPI lays arrays out: each item an element
+    named by the item schema's `xml.name`, else the property name; wrapped in one element (the property's
+    `xml.name`, else its name) only when the property says `xml: {wrapped: true}`."""
+    xml = schema.get("xml")
+    wrapped = isinstance(xml, Mapping) and bool(xml.get("wrapped"))
+    item = _xml_name(schema.get("items") or {}, name)
+    return (_xml_name(schema, name) if wrapped else None), item
+
+
+def add_row(
+    parent: ET.Element, tag: str, row: Mapping[str, Any], props: Mapping[str, Any] | None = None
+) -> None:
+    """One row as an element of one child element per field; a sub-list (given the operation's `row_props`) as
+    repeated child elements (see `list_tags`), each item laid out the same way."""
+    add_fields(ET.SubElement(parent, tag), row, props)
+
+
+def add_fields(el: ET.Element, row: Mapping[str, Any], props: Mapping[str, Any] | None = None) -> None:
+    """The fields of a row as child elements of `el` (see `add_row`)."""
     for key, value in row.items():
-        add(el, key, "" if value is None else value)
+        schema = (props or {}).get(key) or {}
+        if isinstance(value, list):
+            wrapper, item = list_tags(key, schema)
+            holder = add(el, wrapper) if wrapper is not None else el
+            item_props = (schema.get("items") or {}).get("properties")
+            for sub in value:
+                add_row(holder, item, sub, item_props)
+        else:
+            add(el, key, "" if value is None else value)
 
 
 def parse_xml(body: bytes) -> ET.Element:
@@ -122,8 +170,22 @@ def parse_xml(body: bytes) -> ET.Element:
         raise EnvelopeError(f"not XML: {body[:120]!r}") from exc
 
 
-def row_of(el: ET.Element) -> dict[str, str]:
-    return {child.tag: (child.text or "") for child in el}
+def row_of(el: ET.Element, props: Mapping[str, Any] | None = None) -> JSON:
+    """The fields of a row element (text of each child); given the operation's `row_props`, its sub-lists too,
+    read back as `add_row` lays them out (absent elements read as an empty list)."""
+    lists = {
+        name: list_tags(name, schema)
+        for name, schema in (props or {}).items()
+        if isinstance(schema, Mapping) and schema.get("type") == "array"
+    }
+    taken = {wrapper if wrapper is not None else item for wrapper, item in lists.values()}
+    out: JSON = {child.tag: (child.text or "") for child in el if child.tag not in taken}
+    for name, (wrapper, item) in lists.items():
+        holder = next((c for c in el if c.tag == wrapper), None) if wrapper is not None else el
+        item_props = (props or {})[name].get("items", {}).get("properties")
+        found = [] if holder is None else [c for c in holder if c.tag == item]
+        out[name] = [row_of(c, item_props) for c in found]
+    return out
 
 
 def text(el: ET.Element | None, path: str, default: str = "") -> str:

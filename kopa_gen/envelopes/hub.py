@@ -4,11 +4,13 @@ no-data are a bare top-level `RESULT`."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from typing import Any
 
 from kopa_gen.envelopes import register_family
 from kopa_gen.envelopes.base import (
     JSON,
+    NO_ECHO,
     EnvelopeError,
     Page,
     Parsed,
@@ -35,6 +37,43 @@ def service(op: Operation) -> str:
 
 @register_family("hub")
 class HubFamily:
+    echoes = False  # the real API repeats no request parameter beyond the paging facts it already sends
+    scaffold = """\
+server: https://open.__ID__.example.kr/hub
+path: /__ROW__Info
+key: {name: KEY, description: 인증키 (없으면 샘플 5건)}
+params:
+  - {name: Type, in: query, description: "호출 문서 (xml 기본, json)", schema: {type: string, enum: [xml, json]}}
+  - {name: pIndex, in: query, description: 페이지 위치, schema: {type: integer, minimum: 1, default: 1}}
+  - {name: pSize, in: query, description: 페이지 당 신청 숫자, schema: {type: integer, minimum: 1, maximum: 1000, default: 100}}
+response:
+  type: object
+  description: "{서비스명: [{head: [{list_total_count}, {RESULT}]}, {row: [...]}]} or a bare {RESULT}"
+  additionalProperties:
+    type: array
+    items:
+      type: object
+      properties:
+        head: {type: array}
+        row: {type: array, items: {$ref: "#/components/schemas/__ROW__"}}
+x-kopa:
+  envelope: hub
+  auth: {scheme: KEY, env: __ENV__, key_pattern: "^[0-9a-f]{32}$", optional: true}
+  format: {param: Type, json: json, xml: xml}
+  paging: {page: pIndex, size: pSize, default_size: 100, max_size: 1000}
+  codes:
+    - {code: INFO-000, message: 정상 처리되었습니다., category: ok}
+    - {code: INFO-200, message: 해당하는 데이터가 없습니다., category: no_data}
+    - {code: ERROR-290, message: "인증키가 유효하지 않습니다. 인증키가 없는 경우, 홈페이지에서 인증키를 신청하십시오.", category: auth}
+    - {code: ERROR-300, message: 필수 값이 누락되어 있습니다. 요청인자를 참고 하십시오., category: bad_param}
+    - {code: ERROR-333, message: 요청위치 값의 타입이 유효하지 않습니다.요청위치 값은 정수를 입력하세요., category: bad_param}
+    - {code: ERROR-336, message: "데이터요청은 한번에 최대 1,000건을 넘을 수 없습니다.", category: bad_param}
+    - {code: ERROR-337, message: 일별 트래픽 제한을 넘은 호출입니다. 오늘은 더이상 호출할 수 없습니다., category: quota}
+    - {code: ERROR-500, message: 서버 오류입니다. 지속적으로 발생시 홈페이지로 문의(Q&A) 바랍니다., category: server}
+  answers: {ok: INFO-000, no_data: INFO-200, bad_key: ERROR-290, missing_param: ERROR-300, invalid_param: ERROR-333, page_size: ERROR-336, quota: ERROR-337, rate: ERROR-337, server: ERROR-500}
+  limits: {daily: null, per_second: null}
+"""
+
     def render(
         self,
         platform: Platform,
@@ -43,6 +82,7 @@ class HubFamily:
         wire: Wire,
         page: Page | None = None,
         record: JSON | None = None,
+        echo: Mapping[str, str] = NO_ECHO,
     ) -> Reply:
         fmt = platform.kopa.format
         result = {"CODE": code.code, "MESSAGE": code.message}
@@ -64,7 +104,7 @@ class HubFamily:
             add(res, "CODE", code.code)
             add(res, "MESSAGE", code.message)
             for row in page.rows:
-                add_row(root, "row", row)
+                add_row(root, "row", row, op.row_props)
         else:
             root = ET.Element("RESULT")
             add(root, "CODE", code.code)
@@ -93,6 +133,6 @@ class HubFamily:
         return Parsed(
             text(root, "head/RESULT/CODE"),
             text(root, "head/RESULT/MESSAGE"),
-            rows=[row_of(el) for el in root.findall("row")],
+            rows=[row_of(el, op.row_props) for el in root.findall("row")],
             total=as_int(text(root, "head/list_total_count", "")),
         )

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from typing import Any
 
 from kopa_gen.envelopes import register_family
 from kopa_gen.envelopes.base import (
     JSON,
+    NO_ECHO,
     EnvelopeError,
     Page,
     Parsed,
@@ -32,6 +34,43 @@ ROOT = "StanReginCd"
 
 @register_family("stanregin")
 class StanReginFamily:
+    echoes = False  # the real API repeats no request parameter beyond the paging facts it already sends
+    scaffold = """\
+server: https://apis.data.go.kr/0000000/__ID__Service
+path: /get__ROW__List
+key: {name: ServiceKey, description: 공공데이터포털 인증키 (Decoding 키)}
+params:
+  - {name: pageNo, in: query, description: 페이지 번호, schema: {type: integer, minimum: 1, default: 1}}
+  - {name: numOfRows, in: query, description: 한 페이지 결과 수, schema: {type: integer, minimum: 1, maximum: 1000, default: 10}}
+  - {name: type, in: query, description: "응답 형식 (xml 기본, json)", schema: {type: string, enum: [xml, json]}}
+response:
+  type: object
+  description: "{서비스명: [{head: [{totalCount}, {numOfRows, pageNo, type}, {RESULT}]}, {row: [...]}]}"
+  additionalProperties:
+    type: array
+    items:
+      type: object
+      properties:
+        head: {type: array}
+        row: {type: array, items: {$ref: "#/components/schemas/__ROW__"}}
+x-kopa:
+  envelope: stanregin
+  gateway: datagokr
+  auth: {scheme: ServiceKey, env: DATA_GO_KR_SERVICE_KEY, key_pattern: "^[A-Za-z0-9+/]{86}==$"}
+  format: {param: type, json: json, xml: xml, json_content_type: "text/html;charset=UTF-8"}
+  paging: {page: pageNo, size: numOfRows, default_size: 10, max_size: 1000}
+  codes:
+    - {code: INFO-0, message: NOMAL SERVICE, category: ok}
+    - {code: INFO-3, message: 데이터없음 에러, category: no_data}
+    - {code: ERROR-1, message: 요청 파라미터 오류, category: bad_param}
+    - {code: ERROR-9, message: 서버 오류, category: server}
+    - {code: "22", message: LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR, category: quota, gateway: true}
+    - {code: "23", message: LIMITED_NUMBER_OF_SERVICE_REQUESTS_PER_SECOND_EXCEEDS_ERROR, category: rate, gateway: true}
+    - {code: "30", message: SERVICE_KEY_IS_NOT_REGISTERED_ERROR, category: auth, gateway: true}
+  answers: {ok: INFO-0, no_data: INFO-3, bad_key: "30", missing_param: ERROR-1, invalid_param: ERROR-1, page_size: ERROR-1, quota: "22", rate: "23", server: ERROR-9}
+  limits: {daily: 10000, per_second: 30}
+"""
+
     def render(
         self,
         platform: Platform,
@@ -40,6 +79,7 @@ class StanReginFamily:
         wire: Wire,
         page: Page | None = None,
         record: JSON | None = None,
+        echo: Mapping[str, str] = NO_ECHO,
     ) -> Reply:
         fmt = platform.kopa.format
         result = {"resultCode": code.code, "resultMsg": code.message}
@@ -67,7 +107,7 @@ class StanReginFamily:
             add(res, "resultCode", code.code)
             add(res, "resultMsg", code.message)
             for row in page.rows:
-                add_row(root, "row", row)
+                add_row(root, "row", row, op.row_props)
         else:
             root = ET.Element("RESULT")
             add(root, "resultCode", code.code)
@@ -103,7 +143,7 @@ class StanReginFamily:
         return Parsed(
             text(root, "head/RESULT/resultCode"),
             text(root, "head/RESULT/resultMsg"),
-            rows=[row_of(el) for el in root.findall("row")],
+            rows=[row_of(el, op.row_props) for el in root.findall("row")],
             total=as_int(text(root, "head/totalCount", "")),
             page=as_int(text(root, "head/pageNo", "")),
             size=as_int(text(root, "head/numOfRows", "")),

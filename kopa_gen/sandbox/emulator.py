@@ -26,6 +26,7 @@ from kopa_gen.envelopes.gateway import render_gateway
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.sandbox.episode import EpisodeStore
 from kopa_gen.sandbox.limits import FaultPlan, Meter
+from kopa_gen.sandbox.nested import ChildReader, with_sublists
 from kopa_gen.sandbox.store import WorldStore
 from kopa_gen.spec.platform import Operation, Param, Platform
 from kopa_gen.spec.world import EpisodeTable
@@ -111,12 +112,13 @@ class Sandbox:
         kopa = platform.kopa
         answers = kopa.answers
         wire = self._wire(platform, op, path, params)
+        echo = {e.field: params.get(e.param) or e.default or "" for e in platform.echo(op)}
 
         def say(code: str, page: Page | None = None, record: dict[str, Any] | None = None) -> Reply:
             result = platform.code(code)
             if result.gateway:
                 return render_gateway(result)
-            return family(kopa.envelope).render(platform, op, result, wire, page, record)
+            return family(kopa.envelope).render(platform, op, result, wire, page, record, echo)
 
         key = self._key(platform, params)
         if (key is None and not kopa.auth.optional) or (
@@ -135,9 +137,8 @@ class Sandbox:
         if problem is not None:
             return say(getattr(answers, problem))
 
-        src = op.kopa.source
-        props = op.row_schema.get("properties", {})
-        columns = list(props)
+        src = op.source
+        columns = list(op.row_fields)
         if op.kopa.shape == "file":
             return self._file(platform, op)
         store: WorldStore | EpisodeStore = self.episode if src.table in self.episode else self.store
@@ -148,12 +149,12 @@ class Sandbox:
                 if op.kopa.write.mode == "delete":
                     if not self.episode.delete(src.table, row):
                         return say(answers.no_data)
-                    return say(answers.ok, record=coerce(props, found[0]))
+                    return say(answers.ok, record=self._typed(op, found)[0])
                 self.episode.upsert(src.table, row)
                 found = store.select(src.table, columns, src.filters, params, src.order, limit=1)
             if not found:
                 return say(answers.no_data)
-            return say(answers.ok, record=coerce(props, found[0]))
+            return say(answers.ok, record=self._typed(op, found)[0])
         if platform.paged(op):
             paging = kopa.paging
             assert paging is not None
@@ -172,7 +173,16 @@ class Sandbox:
             total, page_no, size = len(rows), 1, len(rows)
         if total == 0:
             return say(answers.no_data, page=Page([], 0, page_no, size))
-        return say(answers.ok, page=Page([coerce(props, r) for r in rows], total, page_no, size))
+        return say(answers.ok, page=Page(self._typed(op, rows), total, page_no, size))
+
+    def _reader(self, table: str) -> ChildReader:
+        return self.episode if table in self.episode else self.store
+
+    def _typed(self, op: Operation, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Selected rows as the API sends them: sub-lists filled (`x-kopa.nested`), typed by the row schema."""
+        if op.kopa.nested:
+            rows = with_sublists(self._reader, op.row_props, op.kopa.nested, rows)
+        return [coerce(op.row_props, row) for row in rows]
 
     def _wire(self, platform: Platform, op: Operation, path: str, params: Mapping[str, str]) -> Wire:
         fmt = platform.kopa.format
@@ -197,14 +207,13 @@ class Sandbox:
     def _file(self, platform: Platform, op: Operation) -> Reply:
         spec = op.kopa.file
         assert spec is not None
-        src = op.kopa.source
-        props = op.row_schema.get("properties", {})
+        src = op.source
 
         def build() -> bytes:
-            rows = self.store.select(src.table, list(props), src.filters, {}, src.order)
+            rows = self.store.select(src.table, list(op.row_fields), src.filters, {}, src.order)
             root = ET.Element(spec.root)
-            for row in rows:
-                add_row(root, spec.row_element, coerce(props, row))
+            for row in self._typed(op, rows):
+                add_row(root, spec.row_element, row, op.row_props)
             buf = io.BytesIO()
             with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
                 info = zipfile.ZipInfo(spec.member, date_time=(2026, 1, 1, 0, 0, 0))

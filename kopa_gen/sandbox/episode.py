@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kopa_gen.sandbox.store import count_rows, select_rows
+from kopa_gen.sandbox.store import count_rows, select_children, select_rows
 from kopa_gen.spec.kopa import Filter, Order
 from kopa_gen.spec.world import EpisodeTable, column_sql
 
@@ -43,6 +43,16 @@ class EpisodeStore:
         offset: int = 0,
     ) -> list[dict[str, Any]]:
         return select_rows(self.db, table, columns, filters, values, order, limit, offset)
+
+    def children(
+        self,
+        table: str,
+        columns: Sequence[str],
+        key: Sequence[str],
+        parents: Sequence[tuple[Any, ...]],
+        order: Sequence[Order],
+    ) -> list[dict[str, Any]]:
+        return select_children(self.db, table, columns, key, parents, order)
 
     def upsert(self, table: str, row: Mapping[str, Any]) -> None:
         names = list(row)

@@ -67,6 +67,37 @@ def select_rows(
     return [dict(zip(columns, row, strict=True)) for row in db.execute(sql, args)]
 
 
+CHUNK = 500
+"""Parents per query of a sub-list: far below SQLite's bound on query parameters."""
+
+
+def select_children(
+    db: sqlite3.Connection,
+    table: str,
+    columns: Sequence[str],
+    key: Sequence[str],
+    parents: Sequence[tuple[Any, ...]],
+    order: Sequence[Order],
+) -> list[dict[str, Any]]:
+    """The rows of a sub-list for many parents at once: those whose `key` columns equal one of the `parents`
+    tuples, in `order` (one query per `CHUNK` parents, not one per parent)."""
+    cols = ", ".join(f'"{c}"' for c in columns)
+    if len(key) == 1:
+        match = f'"{key[0]}" IN ({{marks}})'
+        one = "?"
+    else:
+        match = "(" + ", ".join(f'"{k}"' for k in key) + ") IN (VALUES {marks})"
+        one = "(" + ", ".join("?" for _ in key) + ")"
+    out: list[dict[str, Any]] = []
+    for start in range(0, len(parents), CHUNK):
+        chunk = parents[start : start + CHUNK]
+        where = match.format(marks=", ".join(one for _ in chunk))
+        sql = f'SELECT {cols} FROM "{table}" WHERE {where}{_order(order)}'
+        args = [value for parent in chunk for value in parent]
+        out.extend(dict(zip(columns, row, strict=True)) for row in db.execute(sql, args))
+    return out
+
+
 def count_rows(
     db: sqlite3.Connection, table: str, filters: Sequence[Filter], values: Mapping[str, str]
 ) -> int:
@@ -110,6 +141,17 @@ class WorldStore:
     ) -> list[dict[str, Any]]:
         with self._lock:
             return select_rows(self.db, table, columns, filters, values, order, limit, offset)
+
+    def children(
+        self,
+        table: str,
+        columns: Sequence[str],
+        key: Sequence[str],
+        parents: Sequence[tuple[Any, ...]],
+        order: Sequence[Order],
+    ) -> list[dict[str, Any]]:
+        with self._lock:
+            return select_children(self.db, table, columns, key, parents, order)
 
     def file(self, key: str, build: Callable[[], bytes]) -> bytes:
         """Bulk downloads are built once per world and kept. The build runs outside the lock (it queries the

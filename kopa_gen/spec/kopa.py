@@ -156,6 +156,19 @@ class Live(StrictModel):
     )
 
 
+class Echo(StrictModel):
+    """A request parameter the envelope repeats back (law.go.kr answers a search with `<target>law</target>
+    <키워드>자동차</키워드><page>1</page>`). Where it goes in the envelope is the family's business."""
+
+    field: str = Field(description="Name of the field in the envelope, e.g. 키워드.")
+    param: str = Field(description="Request parameter whose value is repeated, e.g. query.")
+    default: str | None = Field(
+        default=None,
+        description="What is repeated when the request leaves the parameter out (the real service's default, "
+        "e.g. '1' for a page number); without it the field is sent empty.",
+    )
+
+
 class PlatformKopa(StrictModel):
     """Top-level `x-kopa` of a platform's openapi.yaml."""
 
@@ -195,6 +208,16 @@ class PlatformKopa(StrictModel):
         "the starting arguments of probe chains, so pick values the sandbox world has data for. Every value must be "
         "valid for every tool of the platform that takes that argument.",
     )
+    echo: list[Echo] = Field(
+        default_factory=list,
+        description="Request parameters every operation's envelope repeats back; an operation's own `echo` "
+        "entries add to these and replace one of the same field.",
+    )
+    catalog: list[str] = Field(
+        default_factory=list,
+        description="Bulk catalog files beside openapi.yaml (e.g. catalog.yaml): each dataset in them becomes one "
+        "operation and one tool at load (kopa_gen/spec/catalog.py).",
+    )
 
 
 Match = Literal["eq", "contains", "prefix", "gte", "lte", "gt", "lt", "in"]
@@ -216,6 +239,25 @@ class Source(StrictModel):
     table: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="World table or view that serves the rows.")
     filters: list[Filter] = Field(default_factory=list)
     order: list[Order] = Field(default_factory=list, description="Total order (end with a unique key).")
+
+
+class Nested(StrictModel):
+    """A sub-list of every row: the rows of a child table or view whose `key` columns equal the parent's, e.g. a
+    law's articles and, inside each article, its paragraphs. The sandbox fills one level with one query."""
+
+    field: str = Field(
+        description="Property of the parent's schema that holds the sub-list: an array whose items are objects."
+    )
+    table: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="World table or view with the child rows.")
+    key: dict[str, str] = Field(
+        min_length=1,
+        description="Child column -> parent property that links them, e.g. {law_id: law_id}. The parent property "
+        "may be `writeOnly` to keep it off the wire.",
+    )
+    order: list[Order] = Field(
+        default_factory=list, description="Order of the items inside one parent (end with a unique key)."
+    )
+    nested: list[Nested] = Field(default_factory=list, description="Sub-lists of each item, to any depth.")
 
 
 class FileSpec(StrictModel):
@@ -248,7 +290,19 @@ class OperationKopa(StrictModel):
         description="list: rows (maybe paged); record: one object at top level; file: bulk download."
     )
     row: str = Field(description="JSON pointer of the row schema, e.g. '#/components/schemas/Disclosure'.")
-    source: Source
+    source: Source | None = Field(
+        default=None,
+        description="World table or view serving the rows; absent: rows synthesised from the row schema "
+        "(kopa_gen/world/synth.py), so a freshly imported spec answers at once.",
+    )
+    synth_rows: int = Field(
+        default=120, ge=1, description="Without `source`: how many rows the synthesised table has."
+    )
+    filters: list[Filter] | None = Field(
+        default=None,
+        description="Without `source`: how request parameters select the synthesised rows (a bulk catalog's "
+        "`match`); absent: equality on every parameter named like a row property.",
+    )
     local_filters: list[Filter] = Field(
         default_factory=list, description="For shape=file: filters the tool applies to the downloaded rows."
     )
@@ -257,4 +311,11 @@ class OperationKopa(StrictModel):
     empty_items: Literal["string", "list"] = Field(
         default="string",
         description='data.go.kr only: how 0 rows look in JSON (`items: ""` usually; FSC stock prices send []).',
+    )
+    nested: list[Nested] = Field(
+        default_factory=list,
+        description="Sub-lists of each row (array-of-object properties of the row schema) and where they come from.",
+    )
+    echo: list[Echo] = Field(
+        default_factory=list, description="Request parameters this operation's envelope repeats back."
     )

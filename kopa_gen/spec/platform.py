@@ -6,7 +6,7 @@ import base64
 import hashlib
 import importlib.metadata
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -15,8 +15,12 @@ from jsonschema import Draft202012Validator
 from openapi_spec_validator import OpenAPIV31SpecValidator
 
 from kopa_gen.cache import cache_dir
+from kopa_gen.spec.catalog import expand_catalogs
 from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
-from kopa_gen.spec.kopa import OperationKopa, PlatformKopa, ResultCode
+from kopa_gen.spec.kopa import Echo, OperationKopa, PlatformKopa, ResultCode
+from kopa_gen.spec.kopa import Source as KopaSource
+from kopa_gen.spec.nested import columns as row_columns
+from kopa_gen.spec.nested import wire_props
 from kopa_gen.spec.source import Loc, Source, YamlError, load_yaml, validate_model
 
 JSON = dict[str, Any]
@@ -41,6 +45,9 @@ class Operation:
     kopa: OperationKopa
     row_schema: JSON
     row_name: str
+    row_props: JSON = field(default_factory=dict)
+    """The row schema's properties as they go on the wire: the item schema of every sub-list (`x-kopa.nested`)
+    resolved, to any depth. What envelopes render and parse and the client types rows by."""
 
     @property
     def tool(self) -> str:
@@ -48,10 +55,20 @@ class Operation:
 
     @property
     def row_fields(self) -> tuple[str, ...]:
-        return tuple(self.row_schema.get("properties", {}))
+        """The row's columns in its table: every property but the sub-lists (`x-kopa.nested`)."""
+        return tuple(row_columns(self.row_schema.get("properties", {}), self.kopa.nested))
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
+
+    @property
+    def source(self) -> KopaSource:
+        """The world table serving the rows (bound when the project loads, synthesised where the spec gives none)."""
+        if self.kopa.source is None:
+            raise ValueError(
+                f"{self.tool}: no world source bound; load it through kopa_gen.project.load_project"
+            )
+        return self.kopa.source
 
 
 @dataclass(frozen=True)
@@ -63,6 +80,8 @@ class Platform:
     kopa: PlatformKopa
     server_url: str
     operations: tuple[Operation, ...]
+    origin: Source | None = field(default=None, compare=False, repr=False)
+    """The loaded YAML, for checks made later (against the world) to name the line."""
 
     @property
     def base_path(self) -> str:
@@ -79,6 +98,12 @@ class Platform:
             if c.code == code:
                 return c
         raise KeyError(f"{self.id}: result code {code!r} is not declared in x-kopa.codes")
+
+    def echo(self, op: Operation) -> tuple[Echo, ...]:
+        """What the operation's envelope repeats of the request: the platform's echo, then the operation's (which
+        replaces one of the same field)."""
+        own = {e.field for e in op.kopa.echo}
+        return (*(e for e in self.kopa.echo if e.field not in own), *op.kopa.echo)
 
     def paged(self, op: Operation) -> bool:
         """Whether the operation takes the platform's paging parameters."""
@@ -202,11 +227,14 @@ def load_platform(path: Path, root: Path) -> tuple[Platform | None, list[Diagnos
     if not isinstance(doc, dict):
         diags.items.append(src.diag((), "a platform spec must be a YAML mapping (an OpenAPI document)"))
         return None, diags.items
+    src, digest = expand_catalogs(path, root, src, diags)  # bulk catalogs become ordinary operations
+    if diags.errors:
+        return None, diags.items
 
     _dangling_refs(doc, doc, (), src, diags)
     if diags.errors:
         return None, diags.items
-    for message in openapi_errors(doc, hashlib.sha256(path.read_bytes()).hexdigest()):
+    for message in openapi_errors(doc, digest):
         diags.items.append(src.diag((), f"OpenAPI 3.1 validation: {message}"))
 
     kopa = validate_model(PlatformKopa, doc.get("x-kopa"), src, ("x-kopa",), diags)
@@ -231,8 +259,7 @@ def load_platform(path: Path, root: Path) -> tuple[Platform | None, list[Diagnos
             _check_examples(src, kopa, ops, diags)
     if diags.errors or kopa is None:
         return None, diags.items
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    platform = Platform(kopa.platform, src.file, digest, doc, kopa, servers[0]["url"], tuple(ops))
+    platform = Platform(kopa.platform, src.file, digest, doc, kopa, servers[0]["url"], tuple(ops), src)
     return platform, diags.items
 
 
@@ -273,23 +300,25 @@ def _load_operation(
     if not props:
         diags.items.append(src.diag((*kloc, "row"), "the row schema must be an object with properties"))
     names = {p.name for p in params}
-    for i, f in enumerate(okopa.source.filters):
+    bound = okopa.source or KopaSource(table="unbound", filters=okopa.filters or [])
+    at: Loc = ("source",) if okopa.source else ()  # the synthesised table's filters are x-kopa.filters
+    for i, f in enumerate(bound.filters):
         if f.param not in names:
             diags.items.append(
                 src.diag(
-                    (*kloc, "source", "filters", i, "param"),
+                    (*kloc, *at, "filters", i, "param"),
                     f"filter parameter {f.param!r} is not a parameter",
                 )
             )
     for group, columns in (
-        ("filters", [f.column for f in okopa.source.filters]),
-        ("order", [o.column for o in okopa.source.order]),
+        ("filters", [f.column for f in bound.filters]),
+        ("order", [o.column for o in bound.order]),
     ):
         for i, column in enumerate(columns):
             if column not in props:
                 diags.items.append(
                     src.diag(
-                        (*kloc, "source", group, i, "column"),
+                        (*kloc, *at, group, i, "column"),
                         f"column {column!r} is not a property of the row schema {okopa.row}; "
                         "add it to the row schema or bind another column",
                     )
@@ -299,6 +328,19 @@ def _load_operation(
             diags.items.append(
                 src.diag((*kloc, "local_filters", i, "column"), f"column {f.column!r} not in row")
             )
+    found: list[Diagnostic] = []
+    row_props = wire_props(
+        lambda ref: resolve(doc, ref),
+        props,
+        okopa.nested,
+        f"row schema {okopa.row}",
+        (*kloc, "nested"),
+        (*kloc, "row"),
+        src.diag,
+        found,
+    )
+    diags.items.extend(found)
+    _check_echo(src, okopa.echo, names, (*kloc, "echo"), "this operation", diags)
     if (okopa.effect == "write") != (okopa.write is not None):
         diags.items.append(
             src.diag(kloc, "an operation has a `write:` block exactly when its effect is write")
@@ -319,7 +361,27 @@ def _load_operation(
         kopa=okopa,
         row_schema=row,
         row_name=okopa.row.rsplit("/", 1)[-1],
+        row_props=row_props,
     )
+
+
+def _check_echo(
+    src: Source, echo: list[Echo], params: set[str], loc: Loc, owner: str, diags: Diagnostics
+) -> None:
+    """Each echoed field once, each repeating a parameter `owner` takes."""
+    fields: set[str] = set()
+    for i, entry in enumerate(echo):
+        if entry.field in fields:
+            diags.items.append(src.diag((*loc, i, "field"), f"echo field {entry.field!r} is given twice"))
+        fields.add(entry.field)
+        if entry.param not in params:
+            diags.items.append(
+                src.diag(
+                    (*loc, i, "param"),
+                    f"echo parameter {entry.param!r} is not a parameter of {owner}; repeat one of its "
+                    "parameters (or declare the echo on the operations that take it)",
+                )
+            )
 
 
 def _check_platform(
@@ -341,6 +403,8 @@ def _check_platform(
                 "(a new family is one module in kopa_gen/envelopes/)",
             )
         )
+    else:
+        _check_platform_echo(src, kopa, ops, diags)
     seen_codes: set[str] = set()
     for i, c in enumerate(kopa.codes):
         if c.code in seen_codes:
@@ -375,6 +439,46 @@ def _check_platform(
                 src.diag(
                     ("paths", op.path, op.method, "parameters"),
                     f"format parameter {kopa.format.param!r} missing",
+                )
+            )
+
+
+def _check_platform_echo(src: Source, kopa: PlatformKopa, ops: list[Operation], diags: Diagnostics) -> None:
+    """The platform's echo names a parameter of every operation that answers in an envelope, and the family
+    places echoed fields at all."""
+    from kopa_gen.envelopes import family
+
+    fields: set[str] = set()
+    for i, entry in enumerate(kopa.echo):
+        if entry.field in fields:
+            diags.items.append(
+                src.diag(("x-kopa", "echo", i, "field"), f"echo field {entry.field!r} is given twice")
+            )
+        fields.add(entry.field)
+        lacking = [
+            op.tool
+            for op in ops
+            if op.kopa.shape != "file"
+            and op.param(entry.param) is None
+            and all(own.field != entry.field for own in op.kopa.echo)
+        ]
+        if lacking:
+            diags.items.append(
+                src.diag(
+                    ("x-kopa", "echo", i, "param"),
+                    f"echo parameter {entry.param!r} is not a parameter of {', '.join(lacking)}; declare this "
+                    "echo on the operations that take it",
+                )
+            )
+    if not family(kopa.envelope).echoes:
+        where: list[Loc] = [("x-kopa", "echo")] if kopa.echo else []
+        where += [("paths", op.path, op.method, "x-kopa", "echo") for op in ops if op.kopa.echo]
+        for loc in where:
+            diags.items.append(
+                src.diag(
+                    loc,
+                    f"envelope family {kopa.envelope!r} places no echoed fields (its real API repeats none); "
+                    "remove `echo` or teach the family where they go (kopa_gen/envelopes/)",
                 )
             )
 

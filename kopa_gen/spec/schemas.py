@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from kopa_gen.spec.catalog import Catalog
 from kopa_gen.spec.kopa import Domains, OperationKopa, PlatformKopa
 from kopa_gen.spec.task import Task
 from kopa_gen.spec.templates import Template
@@ -16,6 +17,7 @@ from kopa_gen.spec.world import WorldFile, WorldRoot
 SCHEMAS: dict[str, type[BaseModel]] = {
     "platform-x-kopa.schema.json": PlatformKopa,
     "operation-x-kopa.schema.json": OperationKopa,
+    "catalog.schema.json": Catalog,
     "world.schema.json": WorldFile,
     "world-root.schema.json": WorldRoot,
     "task.schema.json": Task,
