@@ -67,12 +67,22 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from kopa_gen.sandbox.local import platform_client
+    from kopa_gen.mcp.server import platforms_server
+    from kopa_gen.project import find_root
 
-    project = _project(args)
-    platform = project.platform(args.platform)
-    client = platform_client(project, platform.id, args.live)
-    server = generated_module(platform.id, root=project.root).create_server(client)
+    root = Path(args.root) if args.root else find_root()
+
+    def open_clients() -> dict[str, Any]:
+        # At the first tool call, not at start-up: tools/list needs only the generated listings.
+        from kopa_gen.sandbox.local import open_sandbox, platform_client
+
+        project = _project(args)
+        platforms = [project.platform(pid) for pid in args.platforms]
+        needs_sandbox = not args.live or any(p.kopa.local for p in platforms)
+        sandbox = open_sandbox(project) if needs_sandbox else None
+        return {p.id: platform_client(project, p.id, args.live, sandbox) for p in platforms}
+
+    server = platforms_server(root, args.platforms, open_clients)
     if args.transport == "stdio":
         from mcp.server.stdio import stdio_server
 
@@ -86,7 +96,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     app = server.streamable_http_app(host=args.host)
     print(
-        f"MCP {platform.id} on http://{args.host}:{args.port}/mcp ({'live' if args.live else 'sandbox'})",
+        f"MCP {', '.join(args.platforms)} on http://{args.host}:{args.port}/mcp ({'live' if args.live else 'sandbox'})",
         file=sys.stderr,
     )
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
@@ -354,6 +364,25 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return asyncio.run(run_demo(_project(args)))
 
 
+def cmd_new_platform(args: argparse.Namespace) -> int:
+    from kopa_gen.project import find_root
+    from kopa_gen.scaffold import ScaffoldError, new_platform
+
+    root = Path(args.root) if args.root else find_root()
+    try:
+        written = new_platform(root, args.id, args.family, args.domain)
+    except ScaffoldError as exc:
+        print(f"kopa-gen new: {exc}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"wrote {path.relative_to(root).as_posix()}")
+    print(
+        f'next: kopa-gen build && kopa-gen call {args.id} {args.id}_list_items \'{{"item_nm": "관측"}}\'; then '
+        "replace the sample operation with the real API's (docs/platforms.md)"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kopa-gen", description=__doc__)
     parser.add_argument("--root", help="project folder (default: found from the working directory)")
@@ -367,8 +396,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--seed", type=int, default=None, help="world seed (default: specs/world/world.yaml)")
     b.set_defaults(func=cmd_build)
 
-    s = sub.add_parser("serve", help="serve one platform's MCP server")
-    s.add_argument("platform")
+    s = sub.add_parser("serve", help="serve the MCP server of one platform (or of several, as one server)")
+    s.add_argument("platforms", nargs="+", metavar="platform")
     s.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
@@ -527,6 +556,16 @@ def main(argv: list[str] | None = None) -> int:
         tk.add_argument("--out", help="with --dry-run: write the resolved config here")
         tk.add_argument("overrides", nargs="*", help="extra Hydra overrides (win over ours)")
         tk.set_defaults(func=cmd_train_launch, kind=kind)
+
+    nw = sub.add_parser("new", help="scaffold a new platform (spec, declared world, examples)")
+    nws = nw.add_subparsers(dest="what", required=True)
+    np_ = nws.add_parser("platform", help="a platform of one envelope family that builds and answers at once")
+    np_.add_argument("id", help="platform id: 2-24 lower-case letters or digits")
+    np_.add_argument(
+        "--family", required=True, help="envelope family (kopa_gen/envelopes): datagokr, dart, hub, ..."
+    )
+    np_.add_argument("--domain", default=None, help="domain id from specs/domains.yaml (default: the first)")
+    np_.set_defaults(func=cmd_new_platform)
 
     d = sub.add_parser("demo", help="build, then run a cross-platform chain on the embedded sandbox")
     d.add_argument("--seed", type=int, default=None)

@@ -24,7 +24,7 @@ import mcp_types as types
 from pydantic import BaseModel
 
 from kopa_gen import __version__
-from kopa_gen.compile.models import generate_models
+from kopa_gen.compile.models import generate_models, model_sources
 from kopa_gen.compile.toolspec import pascal, tool_spec
 from kopa_gen.project import Project
 from kopa_gen.spec.platform import Platform
@@ -70,17 +70,23 @@ def header(platform: Platform) -> str:
 
 
 def render_sources(platform: Platform) -> dict[str, str]:
-    """The Python files of one platform, unformatted."""
+    """The Python files of one platform, unformatted: the server, and one module per tool holding its argument,
+    row and result models (so that serving imports none of them and a call imports only its own)."""
     env = _env()
     title = platform.doc["info"]["title"]
     specs = [tool_spec(platform, op) for op in sorted(platform.operations, key=lambda o: o.tool)]
     ctx = {"platform": platform, "title": title, "header": header(platform), "tools": specs}
-    return {
+    models = model_sources(generate_models(platform, header(platform)))
+    files = {
         "__init__.py": env.get_template("__init__.py.jinja").render(ctx),
-        "models.py": generate_models(platform, header(platform)),
-        "tools.py": env.get_template("tools.py.jinja").render(ctx),
         "server.py": env.get_template("server.py.jinja").render(ctx),
+        "tools/__init__.py": env.get_template("tools__init__.py.jinja").render(ctx),
     }
+    tool = env.get_template("tool.py.jinja")
+    for spec in specs:
+        rows = models.closure(spec.row_model)
+        files[f"tools/{spec.name}.py"] = tool.render(ctx, t=spec, row_imports=models.imports, rows=rows)
+    return files
 
 
 def ruff_format(folder: Path) -> None:
@@ -105,11 +111,9 @@ def tools_json(platform: Platform, folder: Path) -> str:
     sys.modules[name] = package
     try:
         spec.loader.exec_module(package)
-        tools_module = importlib.import_module(f"{name}.tools")
-        by_name = {b.name: b for b in tools_module.BINDINGS}
         listed: list[dict[str, Any]] = []
         for op in sorted(platform.operations, key=lambda o: o.tool):
-            binding = by_name[op.tool]
+            binding = importlib.import_module(f"{name}.tools.{op.tool}").BINDING
             tool = types.Tool(
                 name=op.tool,
                 title=op.summary.strip() or op.tool,
@@ -164,6 +168,7 @@ def compile_platform(platform: Platform, folder: Path) -> None:
     """Write one platform's generated package into `folder` (which must not exist yet)."""
     folder.mkdir(parents=True)
     for rel, text in render_sources(platform).items():
+        (folder / rel).parent.mkdir(exist_ok=True)
         (folder / rel).write_text(text, encoding="utf-8")
     ruff_format(folder)
     (folder / "tools.json").write_text(tools_json(platform, folder), encoding="utf-8")

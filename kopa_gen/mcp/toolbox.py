@@ -7,14 +7,14 @@ or meet comes back as a `ToolOutcome` with `is_error=True` and a message that na
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from kopa_gen.client.client import PlatformClient, Result
-from kopa_gen.client.errors import PlatformError
+if TYPE_CHECKING:
+    from kopa_gen.client.client import PlatformClient, Result
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,15 @@ def describe_validation(tool: str, exc: ValidationError) -> str:
     return f"invalid arguments for {tool}: " + "; ".join(parts)
 
 
+def unknown_tool(name: str, known: Iterable[str]) -> ToolOutcome:
+    return ToolOutcome(
+        True,
+        f"unknown tool {name!r}; available tools: {', '.join(sorted(known))}",
+        error_code="unknown_tool",
+        category="bad_param",
+    )
+
+
 def _structured(binding: ToolBinding, result: Result) -> dict[str, Any]:
     base: dict[str, Any] = {"code": result.code, "message": result.message}
     if binding.shape == "record":
@@ -57,26 +66,24 @@ def _structured(binding: ToolBinding, result: Result) -> dict[str, Any]:
     else:
         base.update(total_count=result.total, page=result.page, page_size=result.page_size, rows=result.rows)
     model = binding.result.model_validate(base)
-    return model.model_dump(mode="json", exclude_unset=True)
+    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 class ToolBox:
-    """The tools of one platform bound to one client (one session's view of a platform)."""
+    """The tools of one platform bound to one client (one session's view of a platform). `bindings` may load
+    each tool at its first lookup (kopa_gen.mcp.catalog.Bindings); membership must not."""
 
-    def __init__(self, bindings: Sequence[ToolBinding], client: PlatformClient) -> None:
-        self.bindings = {b.name: b for b in bindings}
+    def __init__(self, bindings: Mapping[str, ToolBinding], client: PlatformClient) -> None:
+        self.bindings = bindings
         self.client = client
 
     async def call(self, name: str, arguments: Mapping[str, Any] | None) -> ToolOutcome:
-        binding = self.bindings.get(name)
-        if binding is None:
-            known = ", ".join(sorted(self.bindings))
-            return ToolOutcome(
-                True,
-                f"unknown tool {name!r}; available tools: {known}",
-                error_code="unknown_tool",
-                category="bad_param",
-            )
+        # Imported here: the spec models behind it are needed by a call, not by listing tools at start-up.
+        from kopa_gen.client.errors import PlatformError
+
+        if name not in self.bindings:
+            return unknown_tool(name, self.bindings)
+        binding = self.bindings[name]
         if arguments is not None and not isinstance(arguments, Mapping):
             return ToolOutcome(
                 True,
