@@ -121,9 +121,10 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
     if domains:
         for p in platforms:
             if p.kopa.domain is not None and p.kopa.domain not in domains:
-                diags.error(
-                    p.file,
-                    "x-kopa.domain",
+                _error(
+                    diags,
+                    p,
+                    ("x-kopa", "domain"),
                     f"unknown domain {p.kopa.domain!r}; declared in specs/domains.yaml: {', '.join(domains)}",
                 )
     tasks: list[tuple[str, Task]] = []
@@ -153,6 +154,14 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
     return Project(root, tuple(platforms), world, tuple(diags.items), tuple(tasks), tuple(templates.items()))
 
 
+def _error(diags: Diagnostics, p: Platform, loc: tuple[str | int, ...], message: str) -> None:
+    """An error at its place in the platform's spec (file, line, field path)."""
+    if p.origin is not None:
+        diags.items.append(p.origin.diag(loc, message))
+    else:
+        diags.error(p.file, ".".join(str(x) for x in loc), message)
+
+
 def check_bindings(platforms: list[Platform], world: WorldSpec, diags: Diagnostics) -> None:
     """Every x-kopa source table exists in the world and has every column the row schema promises; every world
     file a platform names is one of the world's."""
@@ -161,29 +170,32 @@ def check_bindings(platforms: list[Platform], world: WorldSpec, diags: Diagnosti
     for p in platforms:
         for i, name in enumerate(p.kopa.world):
             if name not in world.files:
-                diags.error(
-                    p.file,
-                    f"x-kopa.world[{i}]",
+                _error(
+                    diags,
+                    p,
+                    ("x-kopa", "world", i),
                     f"world file {name!r} is not listed in specs/world/world.yaml (files: {', '.join(world.files)})",
                 )
         for op in p.operations:
             if op.kopa.source is None:
                 continue  # its row schema's hint is broken, and reported
             table = op.source.table
-            where = f"paths.{op.path}.{op.method}.x-kopa.source.table"
+            where = ("paths", op.path, op.method, "x-kopa", "source", "table")
             if table not in columns:
-                diags.error(
-                    p.file, where, f"world has no table or view {table!r}; define it under specs/world/"
-                )
+                _error(diags, p, where, f"world has no table or view {table!r}; define it under specs/world/")
                 continue
             if op.kopa.write is not None and table not in episode:
-                diags.error(
-                    p.file, where, f"write operation on {table!r}, which is not an episode table of the world"
+                _error(
+                    diags,
+                    p,
+                    where,
+                    f"write operation on {table!r}, which is not an episode table of the world",
                 )
             missing = [f for f in op.row_fields if f not in columns[table]]
             if missing:
-                diags.error(
-                    p.file,
+                _error(
+                    diags,
+                    p,
                     where,
                     f"world view {table!r} lacks columns {', '.join(missing)} of row schema {op.row_name}; "
                     "add them to the view or remove them from the row schema",

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,7 +12,9 @@ from kopa_gen.sandbox.emulator import Sandbox
 from kopa_gen.sandbox.local import open_sandbox
 from kopa_gen.world.build import BuiltWorld, ensure_world
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(os.environ.get("KOPA_GEN_TEST_ROOT") or Path(__file__).resolve().parent.parent)
+"""The project under test: this repository, or a platform author's own project folder (`KOPA_GEN_TEST_ROOT=DIR
+python -m pytest tests/test_every_tool.py ...` runs the platform tests on its platforms, after `kopa-gen build`)."""
 
 
 @functools.cache

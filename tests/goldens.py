@@ -12,8 +12,9 @@ from kopa_gen.project import Project
 from tests.conftest import ROOT
 
 Examples = dict[str, list[str | int]]
-WRITTEN: dict[str, dict[str, dict[str, Any]]] = yaml.safe_load(
-    (ROOT / "tests" / "calls.yaml").read_text(encoding="utf-8")
+CALLS = ROOT / "tests" / "calls.yaml"  # a project without hand-written calls uses its x-kopa.examples only
+WRITTEN: dict[str, dict[str, dict[str, Any]]] = (
+    yaml.safe_load(CALLS.read_text(encoding="utf-8")) if CALLS.exists() else {}
 )
 
 
@@ -29,6 +30,11 @@ def candidates(tool: dict[str, Any], examples: Examples, skip: set[str]) -> list
     arguments gets the values of its first argument that has examples, as EDGE starts a probe chain there."""
     required: list[str] = tool["inputSchema"].get("required", [])
     if required:
+        missing = [name for name in required if name not in examples]
+        assert not missing, (
+            f"{tool['name']}: no x-kopa.examples for required {', '.join(missing)} (or write its call in "
+            "tests/calls.yaml)"
+        )
         count = max(len(examples[name]) for name in required)
         return [
             {name: examples[name][min(i, len(examples[name]) - 1)] for name in required} for i in range(count)

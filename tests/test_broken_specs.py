@@ -146,7 +146,7 @@ def test_a_platform_naming_a_world_file_the_world_lacks(tmp_path: Path) -> None:
         spec["x-kopa"]["world"] = ["toy.yaml", "fruits.yaml"]
 
     assert problems(tmp_path, spec_with(broken)) == [
-        f"{SPEC}: x-kopa.world[1]: error: world file 'fruits.yaml' is not listed in specs/world/world.yaml "
+        f"{SPEC}:132: x-kopa.world[1]: error: world file 'fruits.yaml' is not listed in specs/world/world.yaml "
         "(files: toy.yaml)"
     ]
 
@@ -227,7 +227,7 @@ def test_domains_are_data(tmp_path: Path) -> None:
         spec["x-kopa"]["domain"] = "weather"
 
     assert problems(tmp_path, spec_with(elsewhere)) == [
-        f"{SPEC}: x-kopa.domain: error: unknown domain 'weather'; declared in specs/domains.yaml: finance"
+        f"{SPEC}:79: x-kopa.domain: error: unknown domain 'weather'; declared in specs/domains.yaml: finance"
     ]
     root = write_project(tmp_path / "ok", spec_with(elsewhere))
     replace_text("specs/domains.yaml", "- id: finance", "- id: weather\n  name: 날씨\n- id: finance")(root)

@@ -30,7 +30,9 @@ async def run(
     results: dict[str, Any] = {}
     async with sandbox_client(sandbox, pid, wire=wire) as http:  # type: ignore[arg-type]
         http.on_exchange = validator
-        async with Client(generated_module(pid).create_server(http), mode="legacy") as client:
+        async with Client(
+            generated_module(pid, root=project.root).create_server(http), mode="legacy"
+        ) as client:
             for tool, case in golden_calls(project, pid).items():
                 result = await client.call_tool(tool, case["args"])
                 text = " ".join(getattr(c, "text", "") for c in result.content)

@@ -74,7 +74,7 @@ def test_row_field_missing_from_world_view(tmp_path: Path) -> None:
     spec["components"]["schemas"]["Fruit"]["properties"]["weight"] = {"type": "string"}
     found = errors_of(tmp_path, spec)
     assert found == [
-        f"{SPEC_FILE}: paths./fruits.get.x-kopa.source.table: error: world view 'toy_fruit' lacks columns weight "
+        f"{SPEC_FILE}:51: paths./fruits.get.x-kopa.source.table: error: world view 'toy_fruit' lacks columns weight "
         "of row schema Fruit; add them to the view or remove them from the row schema"
     ]
 
