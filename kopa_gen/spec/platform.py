@@ -12,7 +12,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from jsonschema import Draft202012Validator
-from openapi_spec_validator import OpenAPIV31SpecValidator
 
 from kopa_gen.cache import cache_dir
 from kopa_gen.spec.catalog import expand_catalogs
@@ -157,6 +156,9 @@ def openapi_errors(doc: JSON, digest: str) -> list[tuple[Loc, str]]:
     marker = cache_dir() / "valid-specs" / f"{digest}-{version}"
     if marker.exists():
         return []
+    # imported here: 0.1 s, needed only for a spec not seen yet
+    from openapi_spec_validator import OpenAPIV31SpecValidator
+
     errors = [
         (tuple(p for p in err.absolute_path if isinstance(p, str | int)), err.message)
         for err in OpenAPIV31SpecValidator(doc).iter_errors()
