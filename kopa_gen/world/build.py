@@ -80,7 +80,9 @@ def ensure_world(spec: WorldSpec, seed: int | None = None, progress: Progress | 
     seed = spec.seed if seed is None else seed
     digest = world_hash(spec, seed)
     path = cache_dir() / f"world-{seed}-{digest}.sqlite"
-    if path.exists():
+    if (
+        path.exists() and path.stat().st_size > 0
+    ):  # an empty file: a reader re-created a world removed meanwhile
         return BuiltWorld(path, seed, digest, 0.0, False)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
