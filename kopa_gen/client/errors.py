@@ -3,6 +3,7 @@
 - `PlatformError`: the platform answered with a non-success result code, or could not be reached. The MCP layer
   returns it to the model as a tool error with the platform's code and message.
 - `ToolArgumentError`: the model called a tool with missing or mistyped arguments; returned as a tool error.
+- `MissingKeyError`: the user asked for live mode without the key; the command line says so in one line.
 - Anything else is a bug in kopa-gen and propagates.
 """
 
@@ -28,6 +29,10 @@ class PlatformError(Exception):
 
 class ToolArgumentError(Exception):
     """A tool call's arguments do not fit the tool's schema; the message names each argument."""
+
+
+class MissingKeyError(Exception):
+    """The user asked for live mode without the key in the environment (the user's mistake: one line, exit 2)."""
 
 
 def redact(text: str, secrets: list[str]) -> str:

@@ -5,18 +5,23 @@ from __future__ import annotations
 import os
 
 from kopa_gen.client.client import PlatformClient
+from kopa_gen.client.errors import MissingKeyError
 from kopa_gen.spec.platform import Platform
 
-
-class MissingKeyError(Exception):
-    """The user asked for live mode without the key in the environment."""
+__all__ = ["MissingKeyError", "live_client", "require_key"]
 
 
-def live_client(platform: Platform) -> PlatformClient:
+def require_key(platform: Platform) -> str | None:
+    """The user's key for `platform` from the environment; None where the platform works without one. Raises
+    MissingKeyError when a required key is not set."""
     env = platform.kopa.auth.env
     key = os.environ.get(env)
     if not key and not platform.kopa.auth.optional:
         raise MissingKeyError(
             f"live mode for {platform.id} needs your API key in ${env} (issued by the platform); it is never logged"
         )
-    return PlatformClient(platform, key=key or None)
+    return key or None
+
+
+def live_client(platform: Platform) -> PlatformClient:
+    return PlatformClient(platform, key=require_key(platform))

@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kopa_gen.compile.fixtures import run_gold
 from kopa_gen.edge.probe import coerce, rows_of
 from kopa_gen.edge.signatures import ToolSig, load_signatures
@@ -51,6 +49,7 @@ from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.spec.diagnostics import Diagnostics
 from kopa_gen.spec.task import From, SystemState, Task
+from kopa_gen.spec.yamlout import dump_yaml
 
 EVIDENCE_CHARS = 6000  # executed results shown to the re-solve stage's judge
 
@@ -124,7 +123,7 @@ def to_task(project: Project, draft: Draft, query: str, task_id: str, sigs: Mapp
 def task_yaml(task: Task) -> str:
     data = task.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=False)
     head = "# yaml-language-server: $schema=../../../../generated/schemas/task.schema.json\n"
-    return head + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100)
+    return head + dump_yaml(data, width=100)
 
 
 def anomalous(draft: Draft) -> str | None:

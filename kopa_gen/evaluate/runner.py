@@ -1,6 +1,7 @@
 """`kopa-gen eval`: every (task, seed, rollout) episode in its own Session, run concurrently, scored, and
 appended to runs/<name>/episodes.jsonl as soon as it ends. A rerun skips the episodes already recorded, so a
-crashed or interrupted run continues where it stopped."""
+crashed or interrupted run continues where it stopped; episodes that failed for infrastructure (the model
+endpoint down) are run again. The folder's rules (one run per folder, one writer at a time) are in `rundir`."""
 
 from __future__ import annotations
 
@@ -17,6 +18,20 @@ from typing import Any
 
 from kopa_gen.client.errors import redact
 from kopa_gen.evaluate.episode import score_episode
+from kopa_gen.evaluate.rundir import (
+    INFRASTRUCTURE,
+    MANIFEST_FORMAT,
+    code_version,
+    locked,
+    merge,
+    public_url,
+    read_episodes,
+    read_manifest,
+    repair_tail,
+    set_hash,
+    task_hash,
+    write_manifest,
+)
 from kopa_gen.policies.base import Episode, TaskContext, policy
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
@@ -59,16 +74,6 @@ def load_fixture(project: Project, task: Task) -> dict[str, Any]:
     return data
 
 
-def done_keys(path: Path) -> set[str]:
-    if not path.exists():
-        return set()
-    keys = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            keys.add(json.loads(line)["key"])
-    return keys
-
-
 def secrets(project: Project, config: EvalConfig) -> list[str]:
     """Every key the run could have touched, so that nothing written can carry one."""
     names = {p.kopa.auth.env for p in project.platforms} | {
@@ -109,6 +114,7 @@ async def run_episode(
         "key": episode_key(task.id, seed, rollout),
         "task": task.id,
         "domain": task.domain,
+        "query": task.query,
         "seed": seed,
         "rollout": rollout,
         "policy": config.policy,
@@ -129,29 +135,103 @@ async def run_episode(
     }
 
 
+def manifest(project: Project, config: EvalConfig, tasks: dict[str, str]) -> dict[str, Any]:
+    """run.json for this invocation: the task set (benchmark or task dir) with each selected task's content hash,
+    the policy and its options (no keys; base URLs without user info or query), seeds, rollouts, the world and
+    the code version."""
+    options = {k: v for k, v in config.policy_options.items() if "key" not in k.lower()}
+    if isinstance(options.get("base_url"), str):
+        options["base_url"] = public_url(options["base_url"])
+    judge = None
+    if config.judge:
+        judge = {
+            "base_url": public_url(str(config.judge.get("base_url"))),
+            "model": config.judge.get("model"),
+        }
+    if project.fixtures is None:
+        task_set = {"kind": "benchmark", "path": "specs/tasks"}
+    else:
+        task_set = {"kind": "task-dir", "path": str(project.fixtures.parent.resolve())}
+    return {
+        "format": MANIFEST_FORMAT,
+        "task_set": {**task_set, "hash": set_hash(tasks)},
+        "tasks": dict(sorted(tasks.items())),
+        "policy": config.policy,
+        "policy_options": options,
+        "seeds": sorted(set(config.seeds)),
+        "rollouts": config.rollouts,
+        "live": config.live,
+        "world_seed": project.world.seed,
+        "judge": judge,
+        "code_versions": [code_version(project.root)],
+        "endpoints": [options["base_url"]] if options.get("base_url") else [],
+    }
+
+
+def patterns(project: Project) -> dict[str, str]:
+    """EDGE pattern of each task of a synthesized set (its synth.json), for the report's per-pattern chart."""
+    if project.fixtures is None:
+        return {}
+    path = project.fixtures.parent / "synth.json"
+    if not path.exists():
+        return {}
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    return {tid: str(m["pattern"]) for tid, m in meta.items() if isinstance(m, dict) and "pattern" in m}
+
+
+def failed_infrastructure(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in records if r.get("stop_reason") == INFRASTRUCTURE]
+
+
 async def run_eval(
-    project: Project, config: EvalConfig, progress: Callable[[int, int, int], None] | None = None
+    project: Project,
+    config: EvalConfig,
+    progress: Callable[[int, int, int], None] | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run every missing episode; return all records of the run (old and new)."""
-    config.out.mkdir(parents=True, exist_ok=True)
+    """Run every missing episode; return the latest record of every episode of the run (old and new). Raises
+    RunFolderError when `config.out` holds another run or another eval is writing to it."""
+    with locked(config.out):
+        return await _run_locked(project, config, progress, warn or (lambda line: None))
+
+
+async def _run_locked(
+    project: Project,
+    config: EvalConfig,
+    progress: Callable[[int, int, int], None] | None,
+    warn: Callable[[str], None],
+) -> list[dict[str, Any]]:
     path = config.out / "episodes.jsonl"
-    done = done_keys(path)
-    jobs = [
-        (task, load_fixture(project, task), seed, rollout)
-        for _, task in selected(project, config.tasks)
+    before = read_episodes(path)
+    for line in before.warnings:
+        warn(line)
+    chosen = [(task, load_fixture(project, task)) for _, task in selected(project, config.tasks)]
+    run = manifest(project, config, {task.id: task_hash(task, fixture) for task, fixture in chosen})
+    hidden = secrets(project, config)
+    merged = merge(config.out, read_manifest(config.out), run, bool(before.records))
+    write_manifest(config.out, merged, hidden)
+    repair_tail(path)
+    wanted = {
+        episode_key(task.id, seed, rollout): (task, fixture, seed, rollout)
+        for task, fixture in chosen
         for seed in config.seeds
         for rollout in range(config.rollouts)
-        if episode_key(task.id, seed, rollout) not in done
-    ]
-    total = len(jobs) + len(done)
-    hidden = secrets(project, config)
+    }
+    # an episode that failed for infrastructure is not done: it runs again and its new line supersedes it
+    here = [r for r in before.records if r["key"] in wanted and r.get("stop_reason") != INFRASTRUCTURE]
+    done = {r["key"] for r in here}
+    jobs = [job for key, job in wanted.items() if key not in done]
+    total = len(wanted)
+    pattern_of = patterns(project)
     gate = asyncio.Semaphore(config.concurrency)
     lock = asyncio.Lock()
-    finished = [len(done), 0]
+    finished = [len(here), sum(bool(r["reward"]) for r in here)]
 
     async def one(task: Task, fixture: dict[str, Any], seed: int, rollout: int) -> None:
         async with gate:
             record = await run_episode(project, config, task, fixture, seed, rollout)
+        if task.id in pattern_of:
+            record["pattern"] = pattern_of[task.id]
         line = redact(json.dumps(record, ensure_ascii=False, default=str), hidden)
         async with lock:
             with path.open("a", encoding="utf-8") as fh:
@@ -161,31 +241,17 @@ async def run_eval(
             if progress is not None:
                 progress(finished[0], total, finished[1])
 
-    (config.out / "run.json").write_text(
-        json.dumps(
-            {
-                "policy": config.policy,
-                "policy_options": {k: v for k, v in config.policy_options.items() if "key" not in k.lower()},
-                "tasks": config.tasks,
-                "rollouts": config.rollouts,
-                "seeds": config.seeds,
-                "live": config.live,
-                "world_seed": project.world.seed,
-            },
-            ensure_ascii=False,
-            indent=1,
-        )
-        + "\n",
-        encoding="utf-8",
-    )
     await asyncio.gather(*(one(*job) for job in jobs))
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return read_episodes(path).records
 
 
 def print_progress(done: int, total: int, passed: int) -> None:
+    """A bar redrawn in place on a terminal; in a log (not a terminal), one line at each tenth and at the end."""
     width = 30
     filled = int(width * done / total) if total else width
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} episodes, {passed} rewarded")
-    if done == total:
-        sys.stderr.write("\n")
+    text = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} episodes, {passed} rewarded"
+    if sys.stderr.isatty():
+        sys.stderr.write("\r" + text + ("\n" if done == total else ""))
+    elif done == total or (total and (10 * done) // total != (10 * (done - 1)) // total):
+        sys.stderr.write(text + "\n")
     sys.stderr.flush()

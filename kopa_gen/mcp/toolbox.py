@@ -79,7 +79,7 @@ class ToolBox:
 
     async def call(self, name: str, arguments: Mapping[str, Any] | None) -> ToolOutcome:
         # Imported here: the spec models behind it are needed by a call, not by listing tools at start-up.
-        from kopa_gen.client.errors import PlatformError
+        from kopa_gen.client.errors import PlatformError, ToolArgumentError
 
         if name not in self.bindings:
             return unknown_tool(name, self.bindings)
@@ -105,5 +105,8 @@ class ToolBox:
             return ToolOutcome(
                 True, self.client.redact(text), error_code=exc.code, category=exc.category.value
             )
+        except ToolArgumentError as exc:  # valid by the schema, but not sendable (e.g. a URL too long)
+            text = f"invalid arguments for {name}: {exc}"
+            return ToolOutcome(True, text, error_code="bad_arguments", category="bad_param")
         data = _structured(binding, result)
         return ToolOutcome(False, json.dumps(data, ensure_ascii=False), data)

@@ -10,7 +10,8 @@ from kopa_gen.plugins import import_all
 from kopa_gen.runtime.session import Session
 from kopa_gen.spec.task import Task
 
-StopReason = Literal["answered", "budget", "timeout", "error", "max_turns"]
+# "infrastructure": the model endpoint was down (see openai.EndpointDown); the runner retries such episodes
+StopReason = Literal["answered", "budget", "timeout", "error", "max_turns", "infrastructure"]
 
 
 @dataclass
@@ -52,6 +53,12 @@ def register(name: str) -> Callable[[PolicyFactory], PolicyFactory]:
         return factory
 
     return wrap
+
+
+def registered() -> list[str]:
+    """Every policy name, sorted (imports the policy plug-ins)."""
+    import_all("kopa_gen.policies")
+    return sorted(_POLICIES)
 
 
 def policy(name: str, **options: Any) -> Policy:

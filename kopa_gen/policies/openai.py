@@ -5,7 +5,9 @@ One episode is a loop of model turns. Each turn sends the whole transcript and t
 of a turn run concurrently through `Session.call`, whose outcome (tool errors included) goes back to the model as
 a `tool` message. Nothing the model does ends the episode early except answering: malformed arguments, unknown
 tools and a used-up budget are tool errors the session answers. What ends it otherwise is ours to decide: the
-call budget, `max_turns`, the episode time-out, or the endpoint failing for good (stop reason `error`).
+call budget, `max_turns`, the episode time-out, or the endpoint failing for good: stop reason `infrastructure`
+when it never answered (connection, time-outs, 5xx, 429 after every retry; `kopa-gen eval` runs the episode
+again on resume), `error` when it answered with something that is not a completion or a client error.
 """
 
 from __future__ import annotations
@@ -164,7 +166,14 @@ def parse_turn(body: Any, turn: int) -> Turn:
 
 class EndpointError(Exception):
     """The endpoint failed for good (a non-retryable status, retries used up, or a body that is not a chat
-    completion). Ends the episode with stop reason `error`; the message is already redacted."""
+    completion). Ends the episode with stop reason `error` (`EndpointDown`: `infrastructure`); the message is
+    already redacted."""
+
+
+class EndpointDown(EndpointError):
+    """Every attempt failed for a reason of the endpoint's own (no connection, no response in time, 5xx, 429):
+    the model was never heard, so the episode ends with stop reason `infrastructure` and `kopa-gen eval` runs
+    it again on resume instead of counting it as the model's failure."""
 
 
 def _retryable(status: int) -> bool:
@@ -215,7 +224,7 @@ async def post_chat(
         failure = redact(f"HTTP {response.status_code}: {response.text[:500]}", [key or ""])
         if not _retryable(response.status_code):
             raise EndpointError(f"chat completions at {base_url} failed: {failure}")
-    raise EndpointError(f"chat completions at {base_url} failed after {retries + 1} attempts: {failure}")
+    raise EndpointDown(f"chat completions at {base_url} failed after {retries + 1} attempts: {failure}")
 
 
 @register("openai")
@@ -284,6 +293,9 @@ class OpenAIPolicy:
         except TimeoutError:
             episode.stop_reason = "timeout"
             episode.error = f"episode time-out of {self.episode_timeout_s:g}s reached"
+        except EndpointDown as exc:
+            episode.stop_reason = "infrastructure"
+            episode.error = str(exc)
         except EndpointError as exc:
             episode.stop_reason = "error"
             episode.error = str(exc)

@@ -27,6 +27,7 @@ from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.sandbox.episode import EpisodeStore
 from kopa_gen.sandbox.limits import FaultPlan, Meter
 from kopa_gen.sandbox.nested import ChildReader, with_sublists
+from kopa_gen.sandbox.paths import PathError, normalize_params
 from kopa_gen.sandbox.store import WorldStore
 from kopa_gen.spec.platform import Operation, Param, Platform
 from kopa_gen.spec.world import EpisodeTable
@@ -133,6 +134,15 @@ class Sandbox:
             return say(answers.quota)
         if provider_fault:
             return say(answers.server)
+        try:
+            params = normalize_params(op, params)
+        except PathError as exc:
+            # only kopa-gen's own platforms declare paths, so the answer may say exactly what is wrong
+            result = platform.code(answers.bad_value or answers.invalid_param)
+            if result.gateway:
+                return say(result.code)
+            detail = result.model_copy(update={"message": f"{result.message} {exc}"})
+            return family(kopa.envelope).render(platform, op, detail, wire, None, None, echo)
         problem = check_params(platform, op, params)
         if problem is not None:
             return say(getattr(answers, problem))

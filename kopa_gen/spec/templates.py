@@ -39,6 +39,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
 from kopa_gen.spec.kopa import StrictModel
+from kopa_gen.spec.particles import attach_particles
 from kopa_gen.spec.source import Loc, Source, YamlError, load_yaml, validate_model
 
 Pattern = Literal["seq", "fan", "drv", "sem", "cmp", "cond"]
@@ -143,7 +144,8 @@ def slot_names(text: str) -> set[str]:
 
 def render(text: str, **slots: str) -> str:
     """Fill a template text. Every slot it uses must be given (an empty string is fine); runs of whitespace
-    collapse to one space, so an empty slot leaves no gap."""
+    collapse to one space, so an empty slot leaves no gap; particles written in both forms (`을(를)`) take the
+    form that fits the word before them (kopa_gen.spec.particles)."""
     template, used = _compiled(text)
     missing = sorted(used - slots.keys())
     if missing:
@@ -151,7 +153,7 @@ def render(text: str, **slots: str) -> str:
         raise SlotError(
             f"template {text!r} needs slot(s) {', '.join(missing)}, which were not given (given: {given})"
         )
-    return " ".join(template.render(slots).split())
+    return attach_particles(" ".join(template.render(slots).split()))
 
 
 def load_templates(root: Path) -> tuple[dict[str, Template], list[Diagnostic]]:

@@ -1,0 +1,251 @@
+"""Every command-line mistake is one line on stderr and exit status 2, never a traceback; Ctrl-C ends a server at
+once; help shows defaults and choices; the printed sandbox keys say how to put them in a URL."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from kopa_gen.evaluate.runner import load_fixture
+from kopa_gen.project import Project
+from kopa_gen.sandbox.config import sandbox_key
+from kopa_gen.spec.platform import Platform
+from kopa_gen.world.build import BuiltWorld
+from tests.conftest import ROOT
+
+KEY_ENVS = ("DART_API_KEY", "DATA_GO_KR_SERVICE_KEY", "NEIS_API_KEY", "ASSEMBLY_API_KEY")
+
+
+def env(**extra: str) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_SERVICE_KEY"))}
+    return {**base, "KOPA_GEN_ROOT": str(ROOT), **extra}
+
+
+def kopa(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kopa_gen", "--root", str(ROOT), *argv],
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=timeout,
+        check=False,
+    )
+
+
+def one_line(result: subprocess.CompletedProcess[str]) -> str:
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert result.stderr.count("\n") == 1, result.stderr
+    return result.stderr.rstrip("\n")
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (
+            ["call", "dart", "dart_company", "{corp_code: 00126380}"],
+            "kopa-gen call: error: argument arguments: not valid JSON (Expecting property name enclosed in double "
+            'quotes at column 2); quote keys and text values, e.g. \'{"corp_code": "00126380"}\' '
+            "(see kopa-gen call --help)",
+        ),
+        (
+            ["call", "dart", "dart_company", "[1]"],
+            "kopa-gen call: error: argument arguments: must be a JSON object {...}, not list "
+            "(see kopa-gen call --help)",
+        ),
+        (
+            ["eval", "--policy", "oracle", "--concurrency", "0"],
+            "kopa-gen eval: error: argument --concurrency: must be at least 1, got 0 (see kopa-gen eval --help)",
+        ),
+        (
+            ["eval", "--policy", "oracle", "--concurrency", "-1"],
+            "kopa-gen eval: error: argument --concurrency: must be at least 1, got -1 (see kopa-gen eval --help)",
+        ),
+        (
+            ["eval", "--policy", "oracle", "--rollouts", "0"],
+            "kopa-gen eval: error: argument --rollouts: must be at least 1, got 0 (see kopa-gen eval --help)",
+        ),
+        (
+            ["eval", "--policy", "oracle", "--rollouts", "two"],
+            "kopa-gen eval: error: argument --rollouts: 'two' is not a whole number (see kopa-gen eval --help)",
+        ),
+        (
+            ["eval", "--policy", "openai"],
+            "kopa-gen eval: error: policy openai talks to a model: give --base-url URL and --model M",
+        ),
+        (
+            ["eval", "--policy", "openai", "--model", "m"],
+            "kopa-gen eval: error: policy openai talks to a model: give --base-url URL and --model M",
+        ),
+        (
+            ["eval", "--policy", "nope"],
+            "kopa-gen eval: error: argument --policy: invalid choice: 'nope' (choose from 'closed-book', "
+            "'do-nothing', 'dump', 'first-page', 'list-all', 'no-lookup', 'openai', 'oracle') "
+            "(see kopa-gen eval --help)",
+        ),
+        (
+            ["serve", "region", "--transport", "tcp"],
+            "kopa-gen serve: error: argument --transport: invalid choice: 'tcp' (choose from 'stdio', 'http') "
+            "(see kopa-gen serve --help)",
+        ),
+        (
+            ["eval", "--policy", "oracle", "--judge-base-url", "http://127.0.0.1:9/v1"],
+            "kopa-gen eval: error: --judge-base-url needs --judge-model",
+        ),
+        (["frobnicate"], None),
+    ],
+)
+def test_a_command_line_mistake_is_one_line(argv: list[str], line: str | None) -> None:
+    got = one_line(kopa(*argv))
+    if line is not None:
+        assert got == line
+    else:
+        assert got.startswith("kopa-gen: error: argument command: invalid choice: 'frobnicate'")
+
+
+def keyed_platform(project: Project) -> Platform:
+    """A platform of the benchmark's tasks that needs a key in live mode."""
+    for _, task in project.tasks:
+        for pid in load_fixture(project, task)["platforms"]:
+            platform = project.platform(pid)
+            if not platform.kopa.local and not platform.kopa.auth.optional:
+                return platform
+    raise AssertionError("no task uses a platform that needs a key")
+
+
+def missing_key(platform: Platform) -> str:
+    return (
+        f"live mode for {platform.id} needs your API key in ${platform.kopa.auth.env} (issued by the platform); "
+        "it is never logged"
+    )
+
+
+def test_live_without_a_key_is_one_line(project: Project, world: BuiltWorld, tmp_path: Path) -> None:
+    platform = keyed_platform(project)
+    tool = platform.operations[0].tool
+    assert one_line(kopa("call", platform.id, tool, "{}", "--live")) == (
+        f"kopa-gen call: error: {missing_key(platform)}"
+    )
+    # the server says so before it starts, not at the first call of a connected client
+    assert one_line(kopa("serve", platform.id, "--live")) == f"kopa-gen serve: error: {missing_key(platform)}"
+    task = next(t.id for _, t in project.tasks if platform.id in load_fixture(project, t)["platforms"])
+    out = str(tmp_path / "run")
+    got = kopa("eval", "--policy", "oracle", "--live", "--tasks", task, "--rollouts", "1", "--out", out)
+    assert one_line(got) == f"kopa-gen eval: error: {missing_key(platform)}"
+
+
+def test_help_shows_defaults_and_choices() -> None:
+    text = " ".join(kopa("eval", "--help").stdout.split())
+    assert "--rollouts ROLLOUTS episodes per task and seed (default: 4)" in text
+    assert "--concurrency CONCURRENCY episodes run at once (default: 4)" in text
+    assert "{closed-book,do-nothing,dump,first-page,list-all,no-lookup,openai,oracle}" in text
+    serve = " ".join(kopa("serve", "--help").stdout.split())
+    assert "--transport {stdio,http} MCP transport (default: stdio)" in serve
+    # an option without a default does not say "(default: None)"
+    assert "(default: None)" not in text and "(default: False)" not in text
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def test_ctrl_c_ends_the_stdio_server_at_once(world: BuiltWorld) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kopa_gen", "serve", "region"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(),
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        hello = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        }
+        proc.stdin.write((json.dumps(hello) + "\n").encode())
+        proc.stdin.flush()
+        assert b'"result"' in proc.stdout.readline()  # serving, and reading stdin in its worker thread
+        proc.send_signal(signal.SIGINT)  # what a terminal's Ctrl-C sends
+        code = proc.wait(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = proc.stderr.read().decode()
+    assert code == 130 and "Traceback" not in err, err
+
+
+def test_ctrl_c_ends_the_http_server(world: BuiltWorld) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kopa_gen", "serve", "region", "--transport", "http", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env(),
+    )
+    assert proc.stderr is not None
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = proc.stderr.read().decode()
+    assert code in (0, 130) and "Traceback" not in err, err
+
+
+def test_sandbox_serve_prints_keys_ready_for_a_url(project: Project, world: BuiltWorld) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kopa_gen", "sandbox", "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env(),
+        text=True,
+    )
+    assert proc.stdout is not None
+    encoded = [p for p in project.platforms if quote(sandbox_key(p), safe="") != sandbox_key(p)]
+    try:
+        lines = [
+            proc.stdout.readline().rstrip("\n") for _ in range(len(project.platforms) + len(encoded) + 1)
+        ]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    assert encoded, "no sandbox key needs URL-encoding"  # data.go.kr keys carry + / =
+    for platform in project.platforms:
+        key = sandbox_key(platform)
+        at = next(i for i, line in enumerate(lines) if line.startswith(f"{platform.id} "))
+        assert lines[at].endswith(f"key {platform.key_param}={key}")  # the key stays last, for scripts
+        if platform in encoded:
+            assert (
+                lines[at + 1]
+                == f"{'':10} in a URL write it encoded: {platform.key_param}={quote(key, safe='')}"
+            )
+    assert lines[-1].startswith("a key with + / = must be URL-encoded in a hand-written query string")
