@@ -45,7 +45,9 @@ def main(path: str) -> None:
                 continue
             rows[code][3] = when
             moved = new + code[len(old) :]
-            rows[moved] = [moved, new_name + name[len(old_name) :], when, ""]
+            # rows named without the province (e.g. 동해출장소) keep their name
+            renamed = new_name + name[len(old_name) :] if name.startswith(old_name) else name
+            rows[moved] = [moved, renamed, when, ""]
     out = sys.stdout
     out.write("region_cd\tname\tcreated\tabolished\n")
     for code in sorted(rows):

@@ -61,6 +61,9 @@ def test_dart_corp_code_zip_and_key_check(served: tuple[str, dict[str, str]]) ->
     base, keys = served
     kind, body = get(f"{base}/dart/api/corpCode.xml", crtfc_key=keys["dart"])
     assert kind == "application/zip" and body[:2] == b"PK"
+    url = f"{base}/dart/api/corpCode.xml?" + urllib.parse.urlencode({"crtfc_key": keys["dart"]})
+    with urllib.request.urlopen(url, timeout=30) as response:  # the header a popular client needs
+        assert response.headers["Content-Disposition"] == "attachment; filename=CORPCODE.zip"
     xml = zipfile.ZipFile(io.BytesIO(body)).read("CORPCODE.xml").decode()
     assert "<list><corp_code>00126380</corp_code><corp_name>삼성전자</corp_name>" in xml
     assert xml.count("<list>") >= 100_000

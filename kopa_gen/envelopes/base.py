@@ -24,6 +24,8 @@ class Reply:
     status: int
     body: bytes
     content_type: str
+    headers: tuple[tuple[str, str], ...] = ()
+    """Other response headers (e.g. a download's Content-Disposition)."""
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ HTTP_FAULTS = {
 }
 SAMPLE_ROWS = 5
 DATAGOKR_KEY_SPELLINGS = ("serviceKey", "ServiceKey")
+ASCII_INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
 
 
 class Sandbox:
@@ -82,7 +83,9 @@ class Sandbox:
             params = dict(request.query_params)
             reply = await self.answer(platform, op, request.url.path, params)
             return Response(
-                reply.body, status_code=reply.status, headers={"content-type": reply.content_type}
+                reply.body,
+                status_code=reply.status,
+                headers={"content-type": reply.content_type, **dict(reply.headers)},
             )
 
         return endpoint
@@ -232,7 +235,9 @@ class Sandbox:
             return buf.getvalue()
 
         body = self.store.file(f"{platform.id}:{op.operation_id}", build)
-        return Reply(200, body, "application/zip")
+        # as the real service names it (a popular client refuses a download without it): CORPCODE.xml -> CORPCODE.zip
+        name = spec.member.rsplit(".", 1)[0] + ".zip"
+        return Reply(200, body, "application/zip", (("content-disposition", f"attachment; filename={name}"),))
 
 
 def check_params(platform: Platform, op: Operation, params: Mapping[str, str]) -> str | None:
@@ -257,10 +262,10 @@ def check_params(platform: Platform, op: Operation, params: Mapping[str, str]) -
 def _check_value(p: Param, value: str) -> str | None:
     schema = p.schema
     if schema.get("type") == "integer":
-        try:
-            number = int(value)
-        except ValueError:
+        # ASCII digits only, as the real services parse them: Python's int() would also take "1_0", " 5", "١٢"
+        if not ASCII_INTEGER.fullmatch(value):
             return "type"
+        number = int(value)
         if "minimum" in schema and number < schema["minimum"]:
             return "range"
         if "maximum" in schema and number > schema["maximum"]:
@@ -272,5 +277,7 @@ def _check_value(p: Param, value: str) -> str | None:
     if pattern is not None and not re.search(pattern, value):
         return "pattern"
     if "maxLength" in schema and len(value) > schema["maxLength"]:
+        return "length"
+    if "minLength" in schema and len(value) < schema["minLength"]:
         return "length"
     return None
