@@ -110,6 +110,12 @@ def test_fsc_and_region_on_datagokr(served: tuple[str, dict[str, str]]) -> None:
     assert json.loads(body)["StanReginCd"][1]["row"][0]["region_cd"] == "1171010100"
     _, bad = get(f"{base}/region/1741000/StanReginCd/getStanReginCdList", ServiceKey="nope", type="json")
     assert b"<returnReasonCode>30</returnReasonCode>" in bad
+    # a path no service has: the gateway's XML envelope (code 12), not a bare 404
+    kind, missing = get(f"{base}/fsc/1160100/service/NoSuchService/getNothing", serviceKey=keys["fsc"])
+    assert kind.startswith("text/xml")
+    assert b"<returnReasonCode>12</returnReasonCode>" in missing and b"NO_OPENAPI_SERVICE_ERROR" in missing
+    # one data.go.kr account key serves every data.go.kr service
+    assert keys["fsc"] == keys["region"]
 
 
 @pytest.mark.anyio

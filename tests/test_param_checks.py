@@ -40,3 +40,18 @@ def test_string_lengths_at_both_ends(toy) -> None:  # type: ignore[no-untyped-de
     assert check_params(platform, op, {"name": "사"}) == "bad_value"
     assert check_params(platform, op, {"name": "사과"}) is None
     assert check_params(platform, op, {"name": "사과사과사과"}) == "bad_value"
+
+
+def test_one_data_go_kr_key_serves_every_data_go_kr_service() -> None:
+    from kopa_gen.sandbox.config import sandbox_key
+    from tests.conftest import repository_project
+
+    gateway = [
+        p
+        for p in repository_project().platforms
+        if p.kopa.gateway == "datagokr" and not p.kopa.auth.sandbox_key
+    ]
+    assert len(gateway) >= 2
+    assert len({sandbox_key(p) for p in gateway}) == 1
+    others = [p for p in repository_project().platforms if p.kopa.gateway != "datagokr"]
+    assert all(sandbox_key(p) != sandbox_key(gateway[0]) for p in others)

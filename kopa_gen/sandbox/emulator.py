@@ -29,6 +29,7 @@ from kopa_gen.sandbox.limits import FaultPlan, Meter
 from kopa_gen.sandbox.nested import ChildReader, with_sublists
 from kopa_gen.sandbox.paths import PathError, normalize_params
 from kopa_gen.sandbox.store import WorldStore
+from kopa_gen.spec.kopa import Category, ResultCode
 from kopa_gen.spec.platform import Operation, Param, Platform
 from kopa_gen.spec.world import EpisodeTable
 
@@ -40,6 +41,10 @@ HTTP_FAULTS = {
 SAMPLE_ROWS = 5
 DATAGOKR_KEY_SPELLINGS = ("serviceKey", "ServiceKey")
 ASCII_INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
+NO_OPENAPI_SERVICE = ResultCode(
+    code="12", message="NO_OPENAPI_SERVICE_ERROR", category=Category.BAD_PARAM, gateway=True
+)
+"""The data.go.kr gateway's answer to a path no service has (the guide's code 12)."""
 
 
 class Sandbox:
@@ -76,7 +81,17 @@ class Sandbox:
                 for path in paths:
                     endpoint = self._endpoint(platform, op)
                     routes.append(Route(self.prefix(platform) + path, endpoint, methods=[op.method.upper()]))
+        for platform in self.platforms.values():
+            if platform.kopa.gateway == "datagokr":  # after every real route: a path no service has
+                routes.append(
+                    Route(f"/{platform.id}/{{rest:path}}", self._no_service, methods=["GET", "POST"])
+                )
         return routes
+
+    async def _no_service(self, request: Request) -> Response:
+        """The data.go.kr gateway answers a path no service has with its own XML envelope, not a bare 404."""
+        reply = render_gateway(NO_OPENAPI_SERVICE)
+        return Response(reply.body, status_code=reply.status, headers={"content-type": reply.content_type})
 
     def _endpoint(self, platform: Platform, op: Operation) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:

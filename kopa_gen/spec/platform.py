@@ -516,8 +516,10 @@ def _check_sandbox_key(src: Source, kopa: PlatformKopa, diags: Diagnostics) -> N
 
 def generated_key(kopa: PlatformKopa) -> str | None:
     """A key of a common shape (40 or 32 hex digits, base64 of 64 bytes) matching the key pattern, derived from
-    the platform id; None when none of them matches."""
-    digest = hashlib.sha512(f"kopa-gen sandbox key for {kopa.platform}".encode()).digest()
+    the platform id; None when none of them matches. Every data.go.kr service shares one key, as one data.go.kr
+    account's key serves every service the account applied for."""
+    owner = "data.go.kr account" if kopa.gateway == "datagokr" else kopa.platform
+    digest = hashlib.sha512(f"kopa-gen sandbox key for {owner}".encode()).digest()
     for candidate in (digest.hex()[:40], digest.hex()[:32], base64.b64encode(digest).decode()):
         try:
             if re.fullmatch(kopa.auth.key_pattern, candidate):
