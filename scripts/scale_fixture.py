@@ -35,8 +35,10 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def real_specs() -> dict[str, dict[str, Any]]:
-    """The real platform specs of this repository, by platform id."""
-    return {p.parent.name: _load(p) for p in sorted((REPO / "specs" / "platforms").glob("*/openapi.yaml"))}
+    """The real platform specs of this repository with hand-written operations, by platform id (a platform built
+    from a bulk catalog is left out: its operations exist only once the catalog is expanded)."""
+    specs = {p.parent.name: _load(p) for p in sorted((REPO / "specs" / "platforms").glob("*/openapi.yaml"))}
+    return {pid: doc for pid, doc in specs.items() if not doc["x-kopa"].get("catalog")}
 
 
 def operation_count(specs: dict[str, dict[str, Any]]) -> int:
