@@ -15,16 +15,13 @@ import yaml
 
 from kopa_gen.envelopes import family, family_names
 from kopa_gen.spec.domains import load_domains
+from kopa_gen.spec.yamlout import dump_yaml
 
 PLATFORM_ID = re.compile(r"^[a-z][a-z0-9]{1,23}$")
 
 
 class ScaffoldError(Exception):
     """What stops the scaffold, said in one line with what to do."""
-
-
-def _dump(data: Any) -> str:
-    return yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120)
 
 
 def new_platform(root: Path, pid: str, family_name: str, domain: str | None = None) -> list[Path]:
@@ -163,12 +160,14 @@ def new_platform(root: Path, pid: str, family_name: str, domain: str | None = No
     }
     spec_path.parent.mkdir(parents=True, exist_ok=True)
     spec_path.write_text(
-        f"# Scaffolded by `kopa-gen new platform {pid} --family {family_name}`.\n" + _dump(spec), "utf-8"
+        f"# Scaffolded by `kopa-gen new platform {pid} --family {family_name}`.\n"
+        + dump_yaml(spec, width=120),
+        "utf-8",
     )
     world_path.write_text(
         "# yaml-language-server: $schema=../../generated/schemas/world.schema.json\n"
         f"# The world of {pid}: a declared table (no Python) and the view its operation binds to.\n"
-        + _dump(world),
+        + dump_yaml(world, width=120),
         "utf-8",
     )
     _add_world_file(world_root, f"{pid}.yaml")

@@ -114,8 +114,6 @@ def test_fsc_and_region_on_datagokr(served: tuple[str, dict[str, str]]) -> None:
     kind, missing = get(f"{base}/fsc/1160100/service/NoSuchService/getNothing", serviceKey=keys["fsc"])
     assert kind.startswith("text/xml")
     assert b"<returnReasonCode>12</returnReasonCode>" in missing and b"NO_OPENAPI_SERVICE_ERROR" in missing
-    # one data.go.kr account key serves every data.go.kr service
-    assert keys["fsc"] == keys["region"]
 
 
 @pytest.mark.anyio

@@ -64,7 +64,7 @@ response:
             - {type: "null"}
 x-kopa:
   envelope: juso
-  auth: {scheme: confmKey, env: __ENV__, key_pattern: "^[A-Za-z0-9+/=]{20,120}$", sandbox_key: "U01TX0FVVEgyMDI2MTEyOTEwMDAwMDAwMDAwMDA="}
+  auth: {scheme: confmKey, env: __ENV__, key_pattern: "^[A-Za-z0-9+/=]{20,120}$"}
   format: {param: resultType, json: json, xml: xml}
   paging: {page: currentPage, size: countPerPage, default_size: 10, max_size: 100}
   codes:

@@ -26,7 +26,7 @@ from kopa_gen.envelopes.gateway import render_gateway
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.sandbox.episode import EpisodeStore
 from kopa_gen.sandbox.limits import FaultPlan, Meter
-from kopa_gen.sandbox.nested import ChildReader, with_sublists
+from kopa_gen.sandbox.nested import with_sublists
 from kopa_gen.sandbox.paths import PathError, normalize_params
 from kopa_gen.sandbox.store import WorldStore
 from kopa_gen.spec.kopa import Category, ResultCode
@@ -90,18 +90,12 @@ class Sandbox:
 
     async def _no_service(self, request: Request) -> Response:
         """The data.go.kr gateway answers a path no service has with its own XML envelope, not a bare 404."""
-        reply = render_gateway(NO_OPENAPI_SERVICE)
-        return Response(reply.body, status_code=reply.status, headers={"content-type": reply.content_type})
+        return _http(render_gateway(NO_OPENAPI_SERVICE))
 
     def _endpoint(self, platform: Platform, op: Operation) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
             params = dict(request.query_params)
-            reply = await self.answer(platform, op, request.url.path, params)
-            return Response(
-                reply.body,
-                status_code=reply.status,
-                headers={"content-type": reply.content_type, **dict(reply.headers)},
-            )
+            return _http(await self.answer(platform, op, request.url.path, params))
 
         return endpoint
 
@@ -169,7 +163,7 @@ class Sandbox:
         columns = list(op.row_fields)
         if op.kopa.shape == "file":
             return self._file(platform, op)
-        store: WorldStore | EpisodeStore = self.episode if src.table in self.episode else self.store
+        store = self._reader(src.table)
         if op.kopa.shape == "record":
             found = store.select(src.table, columns, src.filters, params, src.order, limit=1)
             if op.kopa.write is not None:
@@ -203,7 +197,8 @@ class Sandbox:
             return say(answers.no_data, page=Page([], 0, page_no, size))
         return say(answers.ok, page=Page(self._typed(op, rows), total, page_no, size))
 
-    def _reader(self, table: str) -> ChildReader:
+    def _reader(self, table: str) -> WorldStore | EpisodeStore:
+        """The store that holds `table`: the episode's own tables, else the shared world."""
         return self.episode if table in self.episode else self.store
 
     def _typed(self, op: Operation, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -253,6 +248,14 @@ class Sandbox:
         # as the real service names it (a popular client refuses a download without it): CORPCODE.xml -> CORPCODE.zip
         name = spec.member.rsplit(".", 1)[0] + ".zip"
         return Reply(200, body, "application/zip", (("content-disposition", f"attachment; filename={name}"),))
+
+
+def _http(reply: Reply) -> Response:
+    return Response(
+        reply.body,
+        status_code=reply.status,
+        headers={"content-type": reply.content_type, **dict(reply.headers)},
+    )
 
 
 def check_params(platform: Platform, op: Operation, params: Mapping[str, str]) -> str | None:

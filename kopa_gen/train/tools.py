@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ConfigDict, Field, ValidationError
 from verl.tools.base_tool import BaseTool
 from verl.tools.schemas import (
@@ -33,6 +32,7 @@ from verl.tools.schemas import (
 from kopa_gen.policies.openai import openai_tools
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session, frozen_tools
+from kopa_gen.spec.yamlout import dump_yaml
 
 # request id (one per trajectory, see AgentData.request_id) -> the trajectory's Session
 SESSIONS: dict[str, Session] = {}
@@ -183,6 +183,6 @@ def _escape_interpolation(value: Any) -> Any:
 def write_tool_config(project: Project, platforms: Sequence[str], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     document = _escape_interpolation(tool_config(project, platforms))
-    text = yaml.safe_dump(document, allow_unicode=True, sort_keys=False, width=120)
+    text = dump_yaml(document, width=120)
     path.write_text(text, encoding="utf-8")
     return path

@@ -40,6 +40,7 @@ def code_hash() -> str:
             *DATA.glob("*.tsv"),
             Path(__file__).with_name("registry.py"),
             Path(__file__).with_name("declared.py"),
+            Path(__file__).with_name("draws.py"),
         ]
     ):
         h.update(path.name.encode())

@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 from kopa_gen.spec.world import Column, ColumnGen, Table
+from kopa_gen.world.draws import Picker, below
 from kopa_gen.world.registry import DATA, GenContext, Row
 
 Draw = Callable[[dict[str, Any], int], Any]
@@ -70,24 +71,9 @@ def names() -> tuple[tuple[list[str], list[float]], tuple[list[str], list[float]
 
 def _picker(values: Sequence[Any], weights: Sequence[float] | None, rng: random.Random) -> Callable[[], Any]:
     if weights is None:
-        return lambda: values[int(rng.random() * len(values))]
-    cum = [0.0]
-    for w in weights:
-        cum.append(cum[-1] + w)
-    total = cum[-1]
-
-    def pick() -> Any:
-        x = rng.random() * total
-        lo, hi = 0, len(values) - 1
-        while lo < hi:  # first i with cum[i + 1] > x
-            mid = (lo + hi) // 2
-            if cum[mid + 1] > x:
-                hi = mid
-            else:
-                lo = mid + 1
-        return values[lo]
-
-    return pick
+        return lambda: values[below(rng, len(values))]
+    picker = Picker(values, weights)
+    return lambda: picker.pick(rng)
 
 
 def _number(gen: ColumnGen, column: Column, rng: random.Random) -> Draw:

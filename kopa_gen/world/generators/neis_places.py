@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from kopa_gen.world.generators.neis_draws import below
+from kopa_gen.world.draws import below
 from kopa_gen.world.registry import GenContext
 
 # ---------------------------------------------------------------------------------------------- names

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kopa_gen.world.draws import Picker, some_day
 from kopa_gen.world.generators.neis_calendar import last_day, ymd
 from kopa_gen.world.generators.neis_codes import DAY, LEVELS
-from kopa_gen.world.generators.neis_draws import Picker, some_day
 from kopa_gen.world.generators.neis_places import (
     Place,
     building_number,

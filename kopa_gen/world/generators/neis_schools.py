@@ -8,8 +8,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from kopa_gen.spec.world import Table
+from kopa_gen.world.draws import below
 from kopa_gen.world.generators.neis_codes import LEVEL_OF_KIND, LEVELS, level_of
-from kopa_gen.world.generators.neis_draws import below
 from kopa_gen.world.generators.neis_school_maker import Office, School, SchoolMaker, national_english
 from kopa_gen.world.registry import GenContext, Row, generator
 

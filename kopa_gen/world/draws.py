@@ -1,5 +1,5 @@
-"""Fast deterministic draws for the education tables, which make millions of them: integers, days and weighted
-choices, each costing exactly one `rng.random()` call."""
+"""Fast deterministic draws for world tables that make millions of them (the education generators, declared
+tables): integers, days and weighted choices, each costing exactly one `rng.random()` call."""
 
 from __future__ import annotations
 
