@@ -3,9 +3,13 @@
 reward     compute_score calls per second over the oracle's episodes of every benchmark task
 loop       one oracle trajectory through our agent loop inside verl's ToolAgentLoop (scripted generator,
            offline tiny tokenizer) vs the same calls made straight on a Session: the loop's overhead per
-           tool call (chat-template rendering and tokenization of tool messages included)
+           tool call (chat-template rendering and tokenization of tool messages included), with the sandbox
+           inline on the event loop (sandbox_threads=0, as before) and on sandbox threads (the default)
+overlap    --concurrent N copies of that trajectory at once on one event loop (as an AgentLoopWorker runs
+           them), each generate call taking --latency-ms (a stand-in for the model server): wall time and
+           the event loop's longest stall, inline vs on sandbox threads
 
-  KOPA_GEN_CACHE=... python scripts/bench_train.py [--reps 20]
+  KOPA_GEN_CACHE=... python scripts/bench_train.py [--reps 20] [--concurrent 8] [--latency-ms 50]
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,6 +42,8 @@ from kopa_gen.train.reward import compute_score  # noqa: E402
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--concurrent", type=int, default=8)
+    ap.add_argument("--latency-ms", type=int, default=50)
     args = ap.parse_args()
     project = load_project(ROOT)
     tmp = Path(tempfile.mkdtemp(prefix="bench_train_"))
@@ -57,17 +64,9 @@ def main() -> None:
     task, _, record = max(episodes, key=lambda e: len(e[2]["calls"]))
     fixture = load_fixture(project, task)
     script = replay_script(record)
-    rig = LoopHarness(project, tmp, fixture["platforms"])
     names = [tool["name"] for _, tool in kopa_tools.mcp_tools(project, fixture["platforms"])]
     ncalls = len(record["calls"])
     out_chars = sum(len(c["text"]) for c in record["calls"])
-
-    rig.play(ScriptedGenerator(rig.tok, script), row_kwargs(task, fixture, names))  # warm-up
-    start = time.perf_counter()
-    for _ in range(args.reps):
-        _, out = rig.play(ScriptedGenerator(rig.tok, script), row_kwargs(task, fixture, names))
-        assert out.extra_fields[contract.STATE_HASH] == record["state_hash"]
-    loop_s = (time.perf_counter() - start) / args.reps
 
     async def direct() -> None:
         async with Session.open(
@@ -83,19 +82,60 @@ def main() -> None:
                 )
             json.dumps(s.state_hash(fixture.get("state_scope") or []))
 
+    asyncio.run(direct())  # warm-up
     start = time.perf_counter()
     for _ in range(args.reps):
         asyncio.run(direct())
     direct_s = (time.perf_counter() - start) / args.reps
-    resp_tokens = len(out.response_ids)
     print(
-        f"loop: task {task.id}, {ncalls} calls, {out_chars} chars of tool output, {resp_tokens} response tokens "
-        f"(tiny byte-level tokenizer)"
+        f"loop: task {task.id}, {ncalls} calls, {out_chars} chars of tool output (tiny byte-level tokenizer)"
     )
-    print(
-        f"  agent loop {1000 * loop_s:.1f} ms/trajectory vs direct session {1000 * direct_s:.1f} ms -> "
-        f"overhead {1000 * (loop_s - direct_s) / ncalls:.1f} ms per tool call"
+    print(f"  direct session {1000 * direct_s:.1f} ms/trajectory")
+
+    for label, threads in (("inline (sandbox_threads=0)", 0), ("sandbox threads (4)", 4)):
+        rig = LoopHarness(project, tmp / f"rig{threads}", fixture["platforms"], sandbox_threads=threads)
+        rig.play(ScriptedGenerator(rig.tok, script), row_kwargs(task, fixture, names))  # warm-up
+        start = time.perf_counter()
+        for _ in range(args.reps):
+            _, out = rig.play(ScriptedGenerator(rig.tok, script), row_kwargs(task, fixture, names))
+            assert out.extra_fields[contract.STATE_HASH] == record["state_hash"]
+        loop_s = (time.perf_counter() - start) / args.reps
+        wall, stall = asyncio.run(overlap(rig, script, task, fixture, names, args))
+        print(
+            f"  {label}: agent loop {1000 * loop_s:.1f} ms/trajectory -> overhead "
+            f"{1000 * (loop_s - direct_s) / ncalls:.1f} ms per tool call; {args.concurrent} concurrent "
+            f"trajectories at {args.latency_ms} ms/generate: {wall:.2f} s wall, longest event-loop stall "
+            f"{1000 * stall:.0f} ms"
+        )
+
+
+async def overlap(
+    rig: LoopHarness, script: list[str], task: Any, fixture: dict[str, Any], names: list[str], args: Any
+) -> tuple[float, float]:
+    """Wall time of `args.concurrent` trajectories on this event loop, and its longest stall (a 5 ms ticker)."""
+    stall = 0.0
+    done = False
+
+    async def ticker() -> None:
+        nonlocal stall
+        while not done:
+            before = time.perf_counter()
+            await asyncio.sleep(0.005)
+            stall = max(stall, time.perf_counter() - before - 0.005)
+
+    tick = asyncio.create_task(ticker())
+    start = time.perf_counter()
+    loops = [
+        rig.loop(ScriptedGenerator(rig.tok, script, args.latency_ms / 1000)) for _ in range(args.concurrent)
+    ]
+    outs = await asyncio.gather(
+        *(lp.run({"temperature": 1.0}, **row_kwargs(task, fixture, names)) for lp in loops)
     )
+    wall = time.perf_counter() - start
+    done = True
+    await tick
+    assert all(o.extra_fields[contract.STATE_HASH] for o in outs)
+    return wall, stall
 
 
 if __name__ == "__main__":

@@ -178,7 +178,10 @@ def test_preflight_names_missing_files(tmp_path: Path) -> None:
 def test_dry_run_prints_the_config_and_the_command(
     data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    rc = launch.launch("sft", launch.sft_overrides("qwen3.5-9b", "fsdp", data_dir), dry_run=True)
+    # the placeholder SFT files are not data: the data check has its own tests (test_train_preflight.py)
+    rc = launch.launch(
+        "sft", launch.sft_overrides("qwen3.5-9b", "fsdp", data_dir), dry_run=True, data_check=False
+    )
     out = capsys.readouterr().out
     assert rc == 0
     assert "custom_cls:" in out and "torch.distributed.run" in out and "verl.trainer.sft_trainer" in out
@@ -204,3 +207,53 @@ def test_gpu_check_dry_run(data_dir: Path, tmp_path: Path) -> None:
     assert "trainer.total_training_steps=1" in overrides and "trainer.n_gpus_per_node=1" in overrides
     assert f"actor_rollout_ref.model.path={tmp_path / 'model'}" in overrides
     assert (tmp_path / "model" / "config.json").is_file()
+
+
+@pytest.mark.parametrize("model", list(launch.PRESETS))
+def test_megatron_presets_compute_padded_with_vanilla_mbridge(model: str, data_dir: Path) -> None:
+    """Qwen3.5's linear-attention layers get no THD packing under Megatron (verl's own Qwen3.5 examples)."""
+    grpo = launch.compose("grpo", launch.grpo_overrides(model, "megatron", data_dir))
+    assert grpo.actor_rollout_ref.model.use_remove_padding is False
+    assert grpo.actor_rollout_ref.actor.megatron.use_remove_padding is False
+    assert grpo.actor_rollout_ref.actor.megatron.vanilla_mbridge is True
+    sft = launch.compose("sft", launch.sft_overrides(model, "megatron", data_dir))
+    assert sft.model.use_remove_padding is False and sft.engine.vanilla_mbridge is True
+    fsdp = launch.compose("grpo", launch.grpo_overrides(model, "fsdp", data_dir))
+    assert fsdp.actor_rollout_ref.model.use_remove_padding is True
+
+
+@pytest.mark.parametrize("model", list(launch.PRESETS))
+def test_fsdp_token_budgets_hold_the_longest_trajectory(model: str, data_dir: Path) -> None:
+    cfg = launch.compose("grpo", launch.grpo_overrides(model, "fsdp", data_dir))
+    longest = cfg.data.max_prompt_length + cfg.data.max_response_length
+    assert cfg.actor_rollout_ref.actor.ppo_max_token_len_per_gpu >= longest
+    assert cfg.actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu >= longest
+    assert cfg.actor_rollout_ref.rollout.prompt_length == cfg.data.max_prompt_length
+    sft = launch.compose("sft", launch.sft_overrides(model, "fsdp", data_dir))
+    assert sft.data.max_token_len_per_gpu >= sft.data.max_length
+
+
+def test_a_budget_below_the_longest_trajectory_is_named(data_dir: Path) -> None:
+    overrides = launch.grpo_overrides(
+        "qwen3.5-9b", "fsdp", data_dir, ["actor_rollout_ref.actor.ppo_max_token_len_per_gpu=24576"]
+    )
+    with pytest.raises(launch.LaunchError, match=r"ppo_max_token_len_per_gpu \(24576\) is below"):
+        launch.check("grpo", launch.compose("grpo", overrides))
+    sft = launch.sft_overrides("qwen3.5-9b", "fsdp", data_dir, ["data.max_token_len_per_gpu=8192"])
+    with pytest.raises(launch.LaunchError, match=r"below data\.max_length"):
+        launch.check("sft", launch.compose("sft", sft))
+
+
+def test_workers_get_the_cache_and_the_project_not_a_path_in_the_data(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kopa_gen.train.agent_loop import write_agent_loop_config
+
+    monkeypatch.setenv("KOPA_GEN_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("KOPA_GEN_ROOT", str(tmp_path / "project"))
+    cfg = launch.compose("grpo", launch.grpo_overrides("qwen3.5-4b", "fsdp", data_dir))
+    env = cfg.ray_kwargs.ray_init.runtime_env.env_vars
+    expected = {"KOPA_GEN_CACHE": str(tmp_path / "cache"), "KOPA_GEN_ROOT": str(tmp_path / "project")}
+    assert {key: env[key] for key in expected} == expected
+    text = write_agent_loop_config(tmp_path / "agent_loops.yaml").read_text(encoding="utf-8")
+    assert "project_root" not in text and str(ROOT) not in text

@@ -214,3 +214,42 @@ def test_tool_without_a_session_answers_with_an_error(project: Project, tmp_path
         session.tools()
     )
     asyncio.run(session.close())
+
+
+def test_full_determinism_gives_every_trajectory_its_own_request_id(project: Project, tmp_path: Path) -> None:
+    """verl 0.9.1 names every trajectory `det-<priority>` under rollout.full_determinism; the session registry
+    needs one id per trajectory."""
+    rig = LoopHarness(project, tmp_path, [])
+    rig.cfg.actor_rollout_ref.rollout.full_determinism = True
+
+    async def ids() -> list[str]:
+        loops = [rig.loop(ScriptedGenerator(rig.tok, [])) for _ in range(3)]
+        return [loop._make_request_id(0, True) for loop in loops]
+
+    made = asyncio.run(ids())
+    assert len(set(made)) == 3 and all(i.startswith("det-0") for i in made)
+
+
+def test_sessions_run_off_verls_event_loop(project: Project, tmp_path: Path) -> None:
+    """Each trajectory's Session lives on a sandbox thread, so a tool call never blocks verl's event loop."""
+    import threading
+
+    task, fixture = task_named(project, lambda t: len(t.gold) >= 2)
+    record = oracle_record(project, task, fixture, tmp_path)
+    rig = LoopHarness(project, tmp_path, fixture["platforms"])
+    names = [tool["name"] for _, tool in kopa_tools.mcp_tools(project, fixture["platforms"])]
+    threads: set[str] = set()
+    original = Session.call
+
+    async def spy(self: Session, *args: Any, **kwargs: Any) -> Any:
+        threads.add(threading.current_thread().name)
+        return await original(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Session, "call", spy)
+        loop, out = rig.play(
+            ScriptedGenerator(rig.tok, replay_script(record)), row_kwargs(task, fixture, names)
+        )
+    assert loop.sandbox_loop is not None
+    assert threads and all(name.startswith("kopa-sandbox-") for name in threads)
+    assert out.extra_fields[contract.STATE_HASH] == record["state_hash"]

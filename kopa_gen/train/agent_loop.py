@@ -5,7 +5,8 @@ Lifecycle of one trajectory (AgentLoopWorker builds a fresh loop object per samp
   1. `run` reads contract.episode_spec from `extra_info["episode"]`.
   2. `_handle_pending_state` (the first hook that sees `agent_data.request_id`) opens the Session exactly as
      `run_episode` does (platforms, call budget, exposed tools, `SandboxConfig(seed=...)`, sandbox, no live
-     calls) and registers it under the request id, where the tool adapters (kopa_gen.train.tools) find it.
+     calls) and registers it under the request id, where the tool adapters (kopa_gen.train.tools) find it. The
+     Session lives on a sandbox thread (kopa_gen.train.offload): its SQLite work never blocks verl's event loop.
   3. verl's state machine runs; each tool-processing turn records which session calls it made (`turns`, as
      the openai policy records them). Unknown tools and arguments that are not JSON go to the session too (verl
      would answer them itself), so the call log, the budget and the ACTION score see them as in eval.
@@ -17,6 +18,8 @@ Lifecycle of one trajectory (AgentLoopWorker builds a fresh loop object per samp
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import json
 import os
 from pathlib import Path
@@ -33,9 +36,14 @@ from kopa_gen.project import Project, load_project
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.train import contract
+from kopa_gen.train.offload import call_on, pool, run_on
 from kopa_gen.train.tools import KopaTool, register_session, unregister_session
 
 _PROJECTS: dict[str, Project] = {}
+# rollout.full_determinism gives every trajectory of a worker the request id "det-<priority>"; a per-process
+# sequence number after it keeps the ids deterministic and makes them unique (the session registry's key)
+_DET_SEQUENCE = itertools.count()
+SANDBOX_THREADS = 4
 
 LOOP_TARGET = f"{__name__}.KopaToolAgentLoop"
 
@@ -48,21 +56,30 @@ def project_at(root: str | None) -> Project:
     return _PROJECTS[key]
 
 
-def agent_loop_entry(project_root: str | None = None, stop_on_budget: bool = True) -> dict[str, Any]:
-    """The entry for `actor_rollout_ref.rollout.agent.agent_loop_config_path` (a YAML list of these)."""
+def agent_loop_entry(
+    project_root: str | None = None, stop_on_budget: bool = True, sandbox_threads: int = SANDBOX_THREADS
+) -> dict[str, Any]:
+    """The entry for `actor_rollout_ref.rollout.agent.agent_loop_config_path` (a YAML list of these). Without
+    `project_root` the workers find the project through KOPA_GEN_ROOT (launch.worker_env sets it)."""
     entry: dict[str, Any] = {"name": contract.AGENT_NAME, "_target_": LOOP_TARGET}
     if project_root is not None:
         entry["project_root"] = project_root
     if not stop_on_budget:
         entry["stop_on_budget"] = False
+    if sandbox_threads != SANDBOX_THREADS:
+        entry["sandbox_threads"] = sandbox_threads
     return entry
 
 
-def write_agent_loop_config(path: Path, project_root: str | None = None, stop_on_budget: bool = True) -> Path:
+def write_agent_loop_config(
+    path: Path,
+    project_root: str | None = None,
+    stop_on_budget: bool = True,
+    sandbox_threads: int = SANDBOX_THREADS,
+) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        yaml.safe_dump([agent_loop_entry(project_root, stop_on_budget)], sort_keys=False), "utf-8"
-    )
+    entry = agent_loop_entry(project_root, stop_on_budget, sandbox_threads)
+    path.write_text(yaml.safe_dump([entry], sort_keys=False), "utf-8")
     return path
 
 
@@ -76,12 +93,23 @@ def episode_of(extra_info: Any) -> dict[str, Any]:
 
 
 class KopaToolAgentLoop(ToolAgentLoop):  # type: ignore[misc]  # verl is untyped
+    """`sandbox_threads` > 0: the trajectory's Session runs on one of that many background threads
+    (kopa_gen.train.offload), off verl's event loop; 0: inline, on verl's loop."""
+
     def __init__(
-        self, *args: Any, project_root: str | None = None, stop_on_budget: bool = True, **kwargs: Any
+        self,
+        *args: Any,
+        project_root: str | None = None,
+        stop_on_budget: bool = True,
+        sandbox_threads: int = SANDBOX_THREADS,
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.project_root = project_root
         self.stop_on_budget = stop_on_budget
+        self.sandbox_loop: asyncio.AbstractEventLoop | None = (
+            pool(sandbox_threads).pick() if sandbox_threads > 0 else None
+        )
         self.session: Session | None = None
         self.request_id: str | None = None
         self.agent_data: AgentData | None = None
@@ -90,6 +118,10 @@ class KopaToolAgentLoop(ToolAgentLoop):  # type: ignore[misc]  # verl is untyped
         self.stop_reason = "answered"
         self.prompt_messages = 0
         self.unparsed_content: str | None = None  # the last generation, when verl ended before parsing it
+
+    def _make_request_id(self, priority: int, full_determinism: bool) -> str:
+        request_id: str = super()._make_request_id(priority, full_determinism)
+        return f"{request_id}-{next(_DET_SEQUENCE)}" if full_determinism else request_id
 
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
         self.episode = episode_of(kwargs.get("extra_info"))
@@ -101,7 +133,9 @@ class KopaToolAgentLoop(ToolAgentLoop):  # type: ignore[misc]  # verl is untyped
             output.extra_fields.update(
                 {
                     contract.FINAL_MESSAGE: self.final_message(),
-                    contract.STATE_HASH: session.state_hash(self.episode.get("state_scope") or []),
+                    contract.STATE_HASH: await call_on(
+                        self.sandbox_loop, session.state_hash, self.episode.get("state_scope") or []
+                    ),
                     contract.CALLS: contract.calls_json(session.calls),
                     contract.TURNS: json.dumps(self.turns),
                     contract.STOP_REASON: self.stop_reason,
@@ -116,14 +150,16 @@ class KopaToolAgentLoop(ToolAgentLoop):  # type: ignore[misc]  # verl is untyped
             unregister_session(self.request_id)
         session, self.session = self.session, None
         if session is not None:
-            await session.close()
+            await run_on(self.sandbox_loop, session.close())
 
     async def _handle_pending_state(
         self, agent_data: AgentData, sampling_params: dict[str, Any]
     ) -> AgentState:
         spec = self.episode
         project = project_at(self.project_root)
-        self.session = Session.open(
+        self.session = await call_on(
+            self.sandbox_loop,
+            Session.open,
             project,
             spec["platforms"],
             max_calls=spec.get("max_calls"),
@@ -131,7 +167,7 @@ class KopaToolAgentLoop(ToolAgentLoop):  # type: ignore[misc]  # verl is untyped
             sandbox=SandboxConfig(seed=int(spec.get("seed", 0))),
         )
         self.request_id = agent_data.request_id
-        register_session(agent_data.request_id, self.session)
+        register_session(agent_data.request_id, self.session, self.sandbox_loop)
         self.agent_data = agent_data
         self.prompt_messages = len(agent_data.messages)
         state: AgentState = await super()._handle_pending_state(agent_data, sampling_params)
@@ -194,7 +230,9 @@ class KopaToolAgentLoop(ToolAgentLoop):  # type: ignore[misc]  # verl is untyped
         if tool is not None and valid:
             result = await super()._call_tool(tool_call, tools_kwargs, agent_data)
             return result
-        outcome = await session.call(tool_call.name, decode_arguments(tool_call.arguments))
+        outcome = await run_on(
+            self.sandbox_loop, session.call(tool_call.name, decode_arguments(tool_call.arguments))
+        )
         return ToolResponse(text=self.truncate(outcome.text)), 0.0, {"kopa_error": outcome.error_code}
 
     def active_tools(self, agent_data: AgentData) -> dict[str, Any]:
@@ -205,15 +243,9 @@ class KopaToolAgentLoop(ToolAgentLoop):  # type: ignore[misc]  # verl is untyped
 
     def truncate(self, text: str) -> str:
         """verl's max_tool_response_length rule (tool_agent_loop._call_tool), for the calls answered here."""
-        limit = int(self.max_tool_response_length)
-        if len(text) <= limit:
-            return text
-        if self.tool_response_truncate_side == "left":
-            return "(truncated)..." + text[-limit:]
-        if self.tool_response_truncate_side == "right":
-            return text[:limit] + "...(truncated)"
-        half = limit // 2
-        return text[:half] + "...(truncated)..." + text[-half:]
+        return contract.cut_tool_result(
+            text, int(self.max_tool_response_length), str(self.tool_response_truncate_side)
+        )
 
     def clean(self, text: Any) -> str:
         """Assistant text as an OpenAI-compatible server would return it: special tokens removed, trimmed."""

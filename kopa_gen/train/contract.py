@@ -36,6 +36,24 @@ CALLS = "kopa_calls"
 TURNS = "kopa_turns"
 STOP_REASON = "kopa_stop_reason"
 
+# how verl's agent loop cuts a long tool result (rollout.multi_turn.max_tool_response_length and
+# tool_response_truncate_side; configs/grpo.yaml sets them): the SFT export cuts with the same function
+TOOL_CHARS = 16384
+TOOL_SIDE = "right"
+
+
+def cut_tool_result(text: str, limit: int = TOOL_CHARS, side: str = TOOL_SIDE) -> str:
+    """A tool result as the model sees it in RL: verl 0.9.1's rule in ToolAgentLoop._call_tool, character for
+    character (left / right keep `limit` characters and mark the cut; middle keeps half of each end)."""
+    if len(text) <= limit:
+        return text
+    if side == "left":
+        return "(truncated)..." + text[-limit:]
+    if side == "right":
+        return text[:limit] + "...(truncated)"
+    half = limit // 2
+    return text[:half] + "...(truncated)..." + text[-half:]
+
 
 def data_source(task_set: str) -> str:
     return f"kopa/{task_set}"

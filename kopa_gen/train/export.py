@@ -2,7 +2,8 @@
 
     OUT/train.parquet, OUT/val.parquet          RL rows for verl's RLHFDataset (the row contract of contract.py)
     OUT/sft_train.parquet, OUT/sft_val.parquet  SFT rows for MultiTurnSFTDataset (through sft_dataset.py): the
-                                                oracle's trajectory per task, `messages` and `tools` as JSON strings
+                                                oracle's trajectory per task, `messages` and `tools` as JSON strings,
+                                                tool results cut as RL cuts them (contract.cut_tool_result)
     OUT/export.json                             the stats returned by `export`, with every task's split and group
 
 The split is by group, never by task, so near-duplicate tasks cannot sit on both sides: a benchmark task is its
@@ -33,7 +34,15 @@ from kopa_gen.policies.openai import openai_tools
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import frozen_tools
 from kopa_gen.spec.task import Task
-from kopa_gen.train.contract import AGENT_NAME, data_source, episode_spec, ground_truth
+from kopa_gen.train.contract import (
+    AGENT_NAME,
+    TOOL_CHARS,
+    TOOL_SIDE,
+    cut_tool_result,
+    data_source,
+    episode_spec,
+    ground_truth,
+)
 
 GroupBy = Literal["task", "root"]
 Split = Literal["train", "val"]
@@ -207,10 +216,17 @@ def rl_row(
     }
 
 
-def sft_messages(task: Task, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def sft_messages(
+    task: Task,
+    messages: Sequence[dict[str, Any]],
+    tool_chars: int = TOOL_CHARS,
+    tool_side: str = TOOL_SIDE,
+) -> list[dict[str, Any]]:
     """The oracle's transcript as SFT messages: checked to be system, user, (assistant with tool_calls, its tool
     results)*, final assistant answer; an assistant turn that only calls tools gets content "" (chat templates
-    would print None). Arguments stay dicts, as chat templates expect."""
+    would print None). Arguments stay dicts, as chat templates expect. Each tool result is cut as verl's agent
+    loop cuts it in RL (contract.cut_tool_result with the same cap and side), so SFT never trains on context RL
+    does not show; a turn's results stay consecutive tool messages, which sft_dataset templates as one turn."""
     if len(messages) < 3 or [m["role"] for m in messages[:2]] != ["system", "user"]:
         raise ExportError(f"task {task.id}: the oracle transcript does not start with system, user")
     out: list[dict[str, Any]] = [dict(messages[0]), dict(messages[1])]
@@ -237,7 +253,8 @@ def sft_messages(task: Task, messages: Sequence[dict[str, Any]]) -> list[dict[st
             if not pending or m.get("tool_call_id") != pending[0]:
                 raise ExportError(f"task {task.id}: tool message {i} answers no pending call")
             pending.pop(0)
-            out.append({"role": "tool", "tool_call_id": m["tool_call_id"], "content": m["content"]})
+            content = cut_tool_result(str(m["content"]), tool_chars, tool_side)
+            out.append({"role": "tool", "tool_call_id": m["tool_call_id"], "content": content})
         else:
             raise ExportError(f"task {task.id}: unexpected {role!r} message {i} in the oracle transcript")
     last = out[-1]
@@ -286,7 +303,8 @@ def export(
     sft: bool = True,
     episode_seed: int = 0,
     concurrency: int = 1,
-    tool_chars: int = 16384,
+    tool_chars: int = TOOL_CHARS,
+    tool_side: str = TOOL_SIDE,
 ) -> dict[str, Any]:
     """Write the RL and SFT parquet files of `project`'s task set (or of the `tasks` id patterns) into `out_dir`
     and return the stats (also written to OUT/export.json).
@@ -294,7 +312,8 @@ def export(
     `group_by` defaults to `task` for the benchmark and `root` for a synthesized set (`project.with_task_set`).
     `seed` decides the split; `episode_seed` is the sandbox seed of the oracle episodes and of the RL rows'
     episode spec. Only oracle episodes with reward 1 become SFT rows; the others are listed under `sft_skipped`.
-    The same arguments give byte-identical files."""
+    `tool_chars` / `tool_side` must be the GRPO config's max_tool_response_length / tool_response_truncate_side:
+    SFT tool results are cut with them. The same arguments give byte-identical files."""
     start = time.perf_counter()
     _pyarrow()
     chosen = sorted((t for _, t in selected(project, tasks)), key=lambda t: t.id)
@@ -346,7 +365,7 @@ def export(
                 )
                 continue
             side = split[task.id]
-            messages = sft_messages(task, record["messages"])
+            messages = sft_messages(task, record["messages"], tool_chars, tool_side)
             sft_rows[side].append(
                 {
                     "messages": redact(json.dumps(messages, ensure_ascii=False), hidden),
@@ -381,6 +400,8 @@ def export(
         # gold chain needs a longer one cannot be solved as exported, so they are counted and named here
         "tool_result_chars": {
             "limit": tool_chars,
+            "side": tool_side,
+            "per_task": dict(sorted(longest.items())),
             "max": max(longest.values(), default=0),
             "median": sorted(longest.values())[len(longest) // 2] if longest else 0,
             "over_limit": sorted(t for t, n in longest.items() if n > tool_chars),

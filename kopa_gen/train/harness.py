@@ -29,7 +29,7 @@ from kopa_gen.project import Project
 from kopa_gen.spec.task import Task
 from kopa_gen.train import contract
 from kopa_gen.train import tools as kopa_tools
-from kopa_gen.train.agent_loop import KopaToolAgentLoop, write_agent_loop_config
+from kopa_gen.train.agent_loop import SANDBOX_THREADS, KopaToolAgentLoop, write_agent_loop_config
 
 
 def build_tokenizer(folder: Path) -> Any:
@@ -43,15 +43,18 @@ def build_tokenizer(folder: Path) -> Any:
 class ScriptedGenerator:
     """Stands in for verl's LLM server manager: each generate call returns the next scripted assistant text."""
 
-    def __init__(self, tok: Any, script: list[str]) -> None:
+    def __init__(self, tok: Any, script: list[str], latency_s: float = 0.0) -> None:
         self.tok = tok
         self.script = list(script)
         self.prompts: list[list[int]] = []
+        self.latency_s = latency_s  # a stand-in for the model server's time per generate call
 
     async def generate(
         self, request_id: str, prompt_ids: list[int], sampling_params: Any, **_: Any
     ) -> TokenOutput:
         self.prompts.append(list(prompt_ids))
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
         if not self.script:
             raise RuntimeError("the script is over")
         ids = self.tok.encode(self.script.pop(0), add_special_tokens=False)
@@ -80,13 +83,17 @@ def replay_script(record: dict[str, Any]) -> list[str]:
 class LoopHarness:
     """One test's verl setup: config, tokenizer, tools (from our YAML) and the agent-loop entry (from our YAML)."""
 
-    def __init__(self, project: Project, folder: Path, platforms: list[str]) -> None:
+    def __init__(
+        self, project: Project, folder: Path, platforms: list[str], sandbox_threads: int = SANDBOX_THREADS
+    ) -> None:
         self.tok = build_tokenizer(folder / "tok")
         cfg = OmegaConf.load(
             str(importlib.resources.files("verl") / "trainer/config/_generated_ppo_trainer.yaml")
         )
         tool_yaml = kopa_tools.write_tool_config(project, platforms, folder / "tools.yaml")
-        loop_yaml = write_agent_loop_config(folder / "agent_loops.yaml", project_root=str(project.root))
+        loop_yaml = write_agent_loop_config(
+            folder / "agent_loops.yaml", project_root=str(project.root), sandbox_threads=sandbox_threads
+        )
         with open_dict(cfg):
             r = cfg.actor_rollout_ref.rollout
             r.name = "vllm"

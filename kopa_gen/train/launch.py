@@ -54,6 +54,11 @@ REWARD_PATH = "pkg://kopa_gen.train.reward"
 REWARD_NAME = "compute_score"
 SFT_DATASET_PATH = "pkg://kopa_gen.train.sft_dataset"
 SFT_DATASET_NAME = "JsonMultiTurnSFTDataset"
+RL_DATASET_PATH = "pkg://kopa_gen.train.rl_dataset"
+RL_DATASET_NAME = "KopaRLHFDataset"
+# environment every Ray worker gets (verl merges ray_kwargs.ray_init.runtime_env into its own): where the world
+# database was pre-built, and the project the agent loop plays
+RAY_ENV = "+ray_kwargs.ray_init.runtime_env.env_vars"
 
 VERL_GRPO_CONFIG = "ppo_trainer"
 VERL_SFT_CONFIG = "sft_trainer_engine"
@@ -95,9 +100,9 @@ PRESETS: dict[str, ModelPreset] = {
         megatron_tp=2,
         ppo_micro_batch_per_gpu=1,
         log_prob_micro_batch_per_gpu=1,
-        ppo_max_token_len_per_gpu=24576,
+        ppo_max_token_len_per_gpu=32768,
         sft_micro_batch_per_gpu=1,
-        sft_max_token_len_per_gpu=20480,
+        sft_max_token_len_per_gpu=32768,
     ),
 }
 
@@ -197,6 +202,8 @@ def grpo_overrides(
     filled: dict[str, Value] = {
         "data.train_files": str(data / TRAIN_FILE),
         "data.val_files": str(data / VAL_FILE),
+        "data.custom_cls.path": RL_DATASET_PATH,
+        "data.custom_cls.name": RL_DATASET_NAME,
         "actor_rollout_ref.model.path": preset.hf_id,
         "actor_rollout_ref.rollout.tensor_model_parallel_size": preset.rollout_tp,
         "actor_rollout_ref.rollout.multi_turn.tool_config_path": str(data / TOOLS_FILE),
@@ -223,8 +230,22 @@ def grpo_overrides(
             "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": preset.log_prob_micro_batch_per_gpu,
             "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": preset.log_prob_micro_batch_per_gpu,
         }
+    filled |= worker_env()
     engine_table = table.fsdp if eng == "fsdp" else table.megatron
     return merge(_render(table.common), _render(engine_table), _render(filled), extra)
+
+
+def worker_env() -> dict[str, Value]:
+    """KOPA_GEN_CACHE and KOPA_GEN_ROOT for every Ray worker: the cache holds the world database that `launch`
+    builds once before verl starts, and the root is the project the agent loop loads (agent_loops.yaml names no
+    machine path). Absolute on this machine; on a multi-node cluster they must be the same paths on every node."""
+    from kopa_gen.cache import cache_dir
+
+    root = os.environ.get("KOPA_GEN_ROOT") or str(Path.cwd())
+    return {
+        f"{RAY_ENV}.KOPA_GEN_CACHE": str(cache_dir().resolve()),
+        f"{RAY_ENV}.KOPA_GEN_ROOT": str(Path(root).resolve()),
+    }
 
 
 def sft_overrides(
@@ -377,6 +398,24 @@ def _check_grpo_batches(cfg: DictConfig) -> None:
             f"actor_rollout_ref.rollout.tensor_model_parallel_size ({rollout.tensor_model_parallel_size}) "
             f"does not divide the {n_gpus} GPUs"
         )
+    if actor.use_dynamic_bsz:
+        longest = int(cfg.data.max_prompt_length) + int(cfg.data.max_response_length)
+        for key, budget in (
+            ("actor_rollout_ref.actor.ppo_max_token_len_per_gpu", actor.ppo_max_token_len_per_gpu),
+            (
+                "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu",
+                rollout.log_prob_max_token_len_per_gpu,
+            ),
+            (
+                "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu",
+                cfg.actor_rollout_ref.ref.get("log_prob_max_token_len_per_gpu"),
+            ),
+        ):
+            if budget is not None and int(budget) < longest:
+                raise LaunchError(
+                    f"{key} ({budget}) is below the longest trajectory (data.max_prompt_length + "
+                    f"data.max_response_length = {longest}); verl's sequence balancing asserts on it"
+                )
     if rollout.n < 2 and cfg.algorithm.adv_estimator == "grpo":
         raise LaunchError(
             "actor_rollout_ref.rollout.n must be at least 2 for GRPO (advantages are group-relative)"
@@ -393,6 +432,11 @@ def _check_sft_batches(cfg: DictConfig) -> None:
             raise LaunchError(f"engine model parallel size ({mp}) does not divide the {n_gpus} GPUs")
         dp = n_gpus // mp
     train, micro = cfg.data.train_batch_size, cfg.data.micro_batch_size_per_gpu
+    if cfg.data.use_dynamic_bsz and int(cfg.data.max_token_len_per_gpu) < int(cfg.data.max_length):
+        raise LaunchError(
+            f"data.max_token_len_per_gpu ({cfg.data.max_token_len_per_gpu}) is below data.max_length "
+            f"({cfg.data.max_length}): the longest row cannot fit one micro batch"
+        )
     if train % dp:
         raise LaunchError(f"data.train_batch_size ({train}) does not split over {dp} data-parallel ranks")
     if micro > train // dp:
@@ -475,14 +519,42 @@ def command(kind: Kind, overrides: Sequence[str], n_gpus: int, nnodes: int = 1) 
     ]
 
 
+def prebuild_world(data_files: Sequence[str]) -> str | None:
+    """Build the world database of every sandbox seed the RL rows use, once, here, before verl starts its
+    workers (they find it through KOPA_GEN_CACHE; otherwise each rollout worker builds it on first use).
+    Returns a line for the terminal, or None when there is nothing to build."""
+    import json as _json
+
+    from kopa_gen.project import load_project
+    from kopa_gen.world.build import ensure_world
+
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:  # pragma: no cover - the train extra brings pyarrow
+        return None
+    seeds: set[int] = set()
+    for path in data_files:
+        if Path(path).is_file():
+            for info in pq.read_table(path, columns=["extra_info"]).column("extra_info").to_pylist():
+                seeds.add(int(_json.loads(info["episode"]).get("seed", 0)))
+    if not seeds:
+        return None
+    project = load_project(Path(os.environ["KOPA_GEN_ROOT"]) if "KOPA_GEN_ROOT" in os.environ else None)
+    built = [ensure_world(project.world, seed) for seed in sorted(seeds)]
+    return f"world database ready for seeds {sorted(seeds)}: " + ", ".join(str(w.path) for w in built)
+
+
 def launch(
     kind: Kind,
     overrides: Sequence[str],
     dry_run: bool = False,
     out: Path | None = None,
+    data_check: bool = True,
 ) -> int:
-    """Compose and check the config; with `dry_run` print it (or write it to `out`) and stop, otherwise run
-    verl with the same overrides. Returns the exit status."""
+    """Compose and check the config, then (`data_check`, once the files exist) load the data through the run's
+    dataset classes with the Qwen3.5 tokenizer (kopa_gen.train.preflight); with `dry_run` print the config (or
+    write it to `out`) and stop, otherwise pre-build the world and run verl with the same overrides. Returns the
+    exit status: 2 when anything must be fixed first."""
     from omegaconf import OmegaConf
 
     try:
@@ -504,15 +576,35 @@ def launch(
         print("command: " + " ".join(_shell_quote(a) for a in argv))
     for problem in problems:
         print(f"{'warning' if dry_run else 'error'}: {problem}", file=sys.stderr)
+    data_problems: list[str] = []
+    if data_check and not problems:
+        from kopa_gen.train.preflight import check_data
+
+        report = check_data(kind, cfg)
+        print("\n".join(report.lines))
+        data_problems = report.problems
+        for problem in data_problems:
+            print(f"error: {problem}", file=sys.stderr)
     if dry_run:
+        if data_problems:
+            print(f"{kind} config: composed and passed verl's validation, but the data check failed")
+            return 2
         print(
             f"{kind} config: composed and passed verl's validation" + (" (see warnings)" if problems else "")
         )
         return 0
-    if problems:
+    if problems or data_problems:
         return 2
+    if kind == "grpo":
+        line = prebuild_world([*_paths(cfg.data.train_files), *_paths(cfg.data.val_files)])
+        if line:
+            print(line)
     env = {**os.environ, "TOKENIZERS_PARALLELISM": "false"}
     return subprocess.call(argv, env=env)
+
+
+def _paths(value: Any) -> list[str]:
+    return [str(value)] if isinstance(value, str) else [str(v) for v in value]
 
 
 def _shell_quote(arg: str) -> str:

@@ -15,6 +15,7 @@ because verl validates `tool_schema` with its lossy model before the adapter see
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -33,9 +34,12 @@ from kopa_gen.policies.openai import openai_tools
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session, frozen_tools
 from kopa_gen.spec.yamlout import dump_yaml
+from kopa_gen.train.offload import run_on
 
-# request id (one per trajectory, see AgentData.request_id) -> the trajectory's Session
+# request id (one per trajectory, see AgentData.request_id) -> the trajectory's Session, and the event loop it
+# lives on when it runs off verl's loop (kopa_gen.train.offload; absent: inline)
 SESSIONS: dict[str, Session] = {}
+SESSION_LOOPS: dict[str, asyncio.AbstractEventLoop] = {}
 
 ADAPTER = f"{__name__}.KopaTool"
 
@@ -66,13 +70,18 @@ class FullToolSchema(OpenAIFunctionToolSchema):  # type: ignore[misc]  # verl is
     function: FullFunctionSchema
 
 
-def register_session(request_id: str, session: Session) -> None:
+def register_session(
+    request_id: str, session: Session, loop: asyncio.AbstractEventLoop | None = None
+) -> None:
     if request_id in SESSIONS:
         raise KeyError(f"a session is already registered for request {request_id!r}")
     SESSIONS[request_id] = session
+    if loop is not None:
+        SESSION_LOOPS[request_id] = loop
 
 
 def unregister_session(request_id: str) -> Session | None:
+    SESSION_LOOPS.pop(request_id, None)
     return SESSIONS.pop(request_id, None)
 
 
@@ -114,7 +123,8 @@ class KopaTool(BaseTool):  # type: ignore[misc]  # verl is untyped
                 f"run it through the {__package__}.agent_loop agent loop"
             )
             return ToolResponse(text=text), 0.0, {"kopa_error": "no_session"}
-        outcome = await session.call(self.name, parameters)
+        loop = SESSION_LOOPS.get(request_id) if isinstance(request_id, str) else None
+        outcome = await run_on(loop, session.call(self.name, parameters))
         metrics: dict[str, Any] = {"kopa_error": outcome.error_code} if outcome.is_error else {}
         return ToolResponse(text=outcome.text), 0.0, metrics
 
