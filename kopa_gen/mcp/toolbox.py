@@ -6,7 +6,10 @@ or meet comes back as a `ToolOutcome` with `is_error=True` and a message that na
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
+import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -59,14 +62,61 @@ def unknown_tool(name: str, known: Iterable[str]) -> ToolOutcome:
     )
 
 
-def _structured(binding: ToolBinding, result: Result) -> dict[str, Any]:
+def _structured(binding: ToolBinding, result: Result, props: Mapping[str, Any]) -> dict[str, Any]:
     base: dict[str, Any] = {"code": result.code, "message": result.message}
     if binding.shape == "record":
         base["record"] = result.record
     else:
         base.update(total_count=result.total, page=result.page, page_size=result.page_size, rows=result.rows)
+        if result.rows and _typed_as_model(binding.result, props, result.rows[0]):
+            # Bulk path: the client typed every row by the row schema, field by field as the row model types
+            # it, so validating and dumping each row would hand the rows back unchanged; the envelope is still
+            # validated.
+            head = binding.result.model_validate({**base, "rows": []})
+            out = head.model_dump(mode="json", by_alias=True, exclude_unset=True)
+            out["rows"] = result.rows
+            return out
     model = binding.result.model_validate(base)
     return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+_KINDS: dict[Any, str] = {str | None: "string", int | None: "integer", float | None: "number"}
+
+
+def _typed_as_model(result: type[BaseModel], props: Mapping[str, Any], first: Mapping[str, Any]) -> bool:
+    """Whether rows typed by `coerce(props, ...)`, whose keys are `first`'s, are valid rows of the result model
+    exactly as they are: each key a field of that JSON type, optional and unconstrained."""
+    fields = _plain_row_fields(result)
+    if fields is None or len(first) != len(fields) or list(first) != [f for f in fields if f in first]:
+        return False
+    return all(
+        (props.get(name) or {}).get("type", "string") == kind
+        for name, kind in fields.items()
+        if name in first
+    )
+
+
+@functools.cache
+def _plain_row_fields(result: type[BaseModel]) -> dict[str, str] | None:
+    """Field name -> JSON type of the row model when every field is an optional string, integer or number with
+    no constraint, alias, default or validator of its own; None otherwise."""
+    rows = result.model_fields.get("rows")
+    args = typing.get_args(rows.annotation) if rows is not None else ()
+    row = args[0] if len(args) == 1 else None
+    if not (isinstance(row, type) and issubclass(row, BaseModel)):
+        return None
+    decorators = row.__pydantic_decorators__
+    if any(getattr(decorators, f.name) for f in dataclasses.fields(decorators)):
+        return None
+    out: dict[str, str] = {}
+    for name, field in row.model_fields.items():
+        kind = _KINDS.get(field.annotation)
+        if kind is None or field.metadata or field.is_required() or field.alias not in (None, name):
+            return None
+        if field.default is not None:
+            return None
+        out[name] = kind
+    return out
 
 
 class ToolBox:
@@ -108,5 +158,6 @@ class ToolBox:
         except ToolArgumentError as exc:  # valid by the schema, but not sendable (e.g. a URL too long)
             text = f"invalid arguments for {name}: {exc}"
             return ToolOutcome(True, text, error_code="bad_arguments", category="bad_param")
-        data = _structured(binding, result)
+        props = self.client.platform.operation(binding.operation_id).row_props
+        data = _structured(binding, result, props)
         return ToolOutcome(False, json.dumps(data, ensure_ascii=False), data)

@@ -39,6 +39,12 @@ class SandboxConfig(BaseModel):
         default_factory=dict, description="Per-platform override of the quota."
     )
     faults: Faults = Field(default_factory=Faults)
+    threads: bool = Field(
+        default=False,
+        description="Answer world reads in a thread pool (one read-only SQLite connection per thread), so that "
+        "concurrent HTTP clients overlap (`kopa-gen sandbox serve --threads`); off by default: for light queries "
+        "the hop and the wait for the GIL cost more than the overlap gains.",
+    )
 
     def accepted(self, platform: Platform) -> set[str]:
         return set(self.keys.get(platform.id) or [sandbox_key(platform)])

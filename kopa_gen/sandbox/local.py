@@ -21,7 +21,12 @@ SANDBOX_HOST = "http://sandbox.kopa"
 
 @functools.cache
 def _store(path: Path) -> WorldStore:
-    return WorldStore(open_world(path))
+    # one connection per thread: a server that runs queries in a thread pool runs them side by side
+    return WorldStore(
+        open_world(path),
+        opener=functools.partial(open_world, path),
+        files_dir=path.parent / "files" / path.stem,  # bulk downloads built over this world
+    )
 
 
 def open_sandbox(project: Project, config: SandboxConfig | None = None, seed: int | None = None) -> Sandbox:

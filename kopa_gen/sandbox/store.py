@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kopa_gen.spec.kopa import Filter, Order
@@ -34,6 +37,14 @@ def _where(filters: Sequence[Filter], values: Mapping[str, str]) -> tuple[str, l
                 op = {"gte": ">=", "lte": "<=", "gt": ">", "lt": "<"}[f.match]
                 clauses.append(f"{col} {op} ?")
                 args.append(value)
+            case "range":
+                low, _, high = value.partition("~")
+                if low.strip():
+                    clauses.append(f"{col} >= ?")
+                    args.append(low.strip())
+                if high.strip():
+                    clauses.append(f"{col} <= ?")
+                    args.append(high.strip())
             case "in":
                 parts = [p.strip() for p in value.split(",") if p.strip()]
                 clauses.append(f"{col} IN ({', '.join('?' for _ in parts)})")
@@ -105,16 +116,157 @@ def count_rows(
     return int(db.execute(f'SELECT COUNT(*) FROM "{table}"{where}', args).fetchone()[0])
 
 
+STRIDE = 128
+"""Rows between two bookmarks of a paged query: a page at any depth skips fewer than this many rows."""
+EXACT = 2048
+"""A filtered query with at most this many rows keeps the key of each (a page of sparse matches is then found by
+its keys, not by scanning past the rows that do not match)."""
+KEYS_PER_QUERY = 200
+"""Keys per query of `select_keys` (an OR of that many terms stays far below SQLite's expression depth)."""
+
+
+@dataclass(frozen=True)
+class Bookmarks:
+    """Where a filtered, ordered query's pages start: the order key of every `stride`-th row and the total.
+    `keys` is None when the order is not a strict total order of these rows (a tie or a NULL in the order
+    columns), and pages then use OFFSET."""
+
+    total: int
+    stride: int
+    keys: list[tuple[Any, ...]] | None
+
+
+def bookmarks(
+    db: sqlite3.Connection,
+    table: str,
+    filters: Sequence[Filter],
+    values: Mapping[str, str],
+    order: Sequence[Order],
+    stride: int = STRIDE,
+    exact: int = EXACT,
+) -> Bookmarks:
+    """One ordered scan of the matching rows' order columns (the count comes with it). Up to `exact` rows keep
+    every key (stride 1: a page is then found by its rows' keys)."""
+    where, args = _where(filters, values)
+    cols = ", ".join(f'"{o.column}"' for o in order)
+    keys: list[tuple[Any, ...]] | None = [] if order else None
+    every = 1
+    total = 0
+    previous: tuple[Any, ...] | None = None
+    for row in db.execute(f'SELECT {cols or "1"} FROM "{table}"{where}{_order(order)}', args):
+        if keys is not None:
+            if None in row or row == previous:
+                keys = None
+            else:
+                if total == exact and every == 1:
+                    keys, every = keys[::stride], stride
+                if total % every == 0:
+                    keys.append(row)
+            previous = row
+        total += 1
+    return Bookmarks(total, every, keys)
+
+
+def select_keys(
+    db: sqlite3.Connection,
+    table: str,
+    columns: Sequence[str],
+    filters: Sequence[Filter],
+    values: Mapping[str, str],
+    order: Sequence[Order],
+    keys: Sequence[tuple[Any, ...]],
+) -> list[dict[str, Any]]:
+    """The matching rows with these order keys (ascending in `order`), each found by an index seek where an
+    index leads with the order columns."""
+    where, args = _where(filters, values)
+    cols = ", ".join(f'"{c}"' for c in columns)
+    one = "(" + " AND ".join(f'"{o.column}" = ?' for o in order) + ")"
+    out: list[dict[str, Any]] = []
+    for start in range(0, len(keys), KEYS_PER_QUERY):
+        chunk = keys[start : start + KEYS_PER_QUERY]
+        match = " OR ".join(one for _ in chunk)
+        clause = f"{where} AND ({match})" if where else f" WHERE {match}"
+        key_args = [v for key in chunk for v in key]
+        rows = db.execute(f'SELECT {cols} FROM "{table}"{clause}{_order(order)}', [*args, *key_args])
+        out.extend(dict(zip(columns, row, strict=True)) for row in rows)
+    return out
+
+
+def _from_key(order: Sequence[Order], key: tuple[Any, ...]) -> list[tuple[str, list[Any]]]:
+    """The rows at or after `key` in `order`, as conditions to try one after the other, each a contiguous run of
+    the order and each a range seek on an index of the order columns: equal on the first i columns and past
+    the key on the next (at or past on the last column). Together, in this sequence, they are the order from
+    `key` on (a single row-value comparison cannot say it when directions are mixed)."""
+    parts: list[tuple[str, list[Any]]] = []
+    for i in range(len(order) - 1, -1, -1):
+        same = [f'"{o.column}" = ?' for o in order[:i]]
+        o = order[i]
+        op = ("<" if o.desc else ">") + ("=" if i == len(order) - 1 else "")
+        parts.append((" AND ".join([*same, f'"{o.column}" {op} ?']), [*key[:i], key[i]]))
+    return parts
+
+
+def select_from(
+    db: sqlite3.Connection,
+    table: str,
+    columns: Sequence[str],
+    filters: Sequence[Filter],
+    values: Mapping[str, str],
+    order: Sequence[Order],
+    key: tuple[Any, ...],
+    skip: int,
+    limit: int,
+) -> list[dict[str, Any]]:
+    """Rows `skip` to `skip + limit` counted from the row whose order key is `key` (a strict total order)."""
+    where, args = _where(filters, values)
+    cols = ", ".join(f'"{c}"' for c in columns)
+    want = skip + limit
+    out: list[dict[str, Any]] = []
+    for cond, key_args in _from_key(order, key):
+        clause = f"{where} AND {cond}" if where else f" WHERE {cond}"
+        sql = f'SELECT {cols} FROM "{table}"{clause}{_order(order)} LIMIT ?'
+        rows = db.execute(sql, [*args, *key_args, want - len(out)])
+        out.extend(dict(zip(columns, row, strict=True)) for row in rows)
+        if len(out) >= want:
+            break
+    return out[skip:want]
+
+
 @dataclass
 class WorldStore:
-    """One read-only world connection shared by every sandbox of a process, plus caches that are safe to share
-    because the world never changes."""
+    """The read-only world shared by every sandbox of a process, plus caches that are safe to share because the
+    world never changes. With `opener`, each thread queries through its own connection (SQLite then runs queries
+    of several threads at once); without, every query takes turns on `db`."""
 
     db: sqlite3.Connection
+    opener: Callable[[], sqlite3.Connection] | None = None
+    stride: int = STRIDE
+    exact: int = EXACT
     max_cached_counts: int = 4096
+    max_cached_keys: int = 1_000_000
+    """Bookmark keys kept over all cached queries (a 2,000,000-row list with no filter holds 15,625)."""
     _counts: OrderedDict[tuple[Any, ...], int] = field(default_factory=OrderedDict)
+    _marks: OrderedDict[tuple[Any, ...], Bookmarks] = field(default_factory=OrderedDict)
+    _marked_keys: int = 0
+    files_dir: Path | None = None
+    """Where built bulk downloads are kept for other processes over the same world (None: memory only)."""
     _files: dict[str, bytes] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _local: threading.local = field(default_factory=threading.local)
+    _owner: int = field(default_factory=threading.get_ident)
+
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        if self.opener is None:
+            with self._lock:
+                yield self.db
+        elif threading.get_ident() == self._owner:
+            yield self.db
+        else:
+            conn = getattr(self._local, "db", None)
+            if conn is None:
+                conn = self._local.db = self.opener()
+            yield conn
 
     def count(self, table: str, filters: Sequence[Filter], values: Mapping[str, str]) -> int:
         where, args = _where(filters, values)
@@ -123,11 +275,36 @@ class WorldStore:
             if key in self._counts:
                 self._counts.move_to_end(key)
                 return self._counts[key]
-            total = count_rows(self.db, table, filters, values)
+        with self._db() as db:
+            total = count_rows(db, table, filters, values)
+        with self._lock:
             self._counts[key] = total
             if len(self._counts) > self.max_cached_counts:
                 self._counts.popitem(last=False)
-            return total
+        return total
+
+    def bookmarks(
+        self, table: str, filters: Sequence[Filter], values: Mapping[str, str], order: Sequence[Order]
+    ) -> Bookmarks:
+        """The query's bookmarks, scanned at its first deep page and kept (least recently used go first)."""
+        where, args = _where(filters, values)
+        key = (table, where, tuple(args), tuple((o.column, o.desc) for o in order))
+        with self._lock:
+            if key in self._marks:
+                self._marks.move_to_end(key)
+                return self._marks[key]
+        with self._db() as db:
+            marks = bookmarks(db, table, filters, values, order, self.stride, self.exact)
+        with self._lock:
+            if key not in self._marks:
+                self._marks[key] = marks
+                self._marked_keys += len(marks.keys or ())
+            while len(self._marks) > 1 and (
+                self._marked_keys > self.max_cached_keys or len(self._marks) > self.max_cached_counts
+            ):
+                _, gone = self._marks.popitem(last=False)
+                self._marked_keys -= len(gone.keys or ())
+        return marks
 
     def select(
         self,
@@ -139,8 +316,40 @@ class WorldStore:
         limit: int | None = None,
         offset: int = 0,
     ) -> list[dict[str, Any]]:
-        with self._lock:
-            return select_rows(self.db, table, columns, filters, values, order, limit, offset)
+        """As `select_rows`; a page past the first `stride` rows starts from the nearest bookmark, so its cost
+        does not grow with its depth, and a page of a small filtered result is found by its rows' keys."""
+        filtered = bool(_where(filters, values)[0])
+        if (
+            limit is not None
+            and order
+            and (
+                offset >= self.stride
+                or (filtered and limit > 1 and self.count(table, filters, values) <= self.exact)
+            )
+        ):
+            marks = self.bookmarks(table, filters, values, order)
+            if marks.keys is not None:
+                if offset >= marks.total:
+                    return []
+                if marks.stride == 1:
+                    with self._db() as db:
+                        keys = marks.keys[offset : offset + limit]
+                        return select_keys(db, table, columns, filters, values, order, keys)
+                mark = offset // marks.stride
+                with self._db() as db:
+                    return select_from(
+                        db,
+                        table,
+                        columns,
+                        filters,
+                        values,
+                        order,
+                        marks.keys[mark],
+                        offset - mark * marks.stride,
+                        limit,
+                    )
+        with self._db() as db:
+            return select_rows(db, table, columns, filters, values, order, limit, offset)
 
     def children(
         self,
@@ -150,16 +359,26 @@ class WorldStore:
         parents: Sequence[tuple[Any, ...]],
         order: Sequence[Order],
     ) -> list[dict[str, Any]]:
-        with self._lock:
-            return select_children(self.db, table, columns, key, parents, order)
+        with self._db() as db:
+            return select_children(db, table, columns, key, parents, order)
 
     def file(self, key: str, build: Callable[[], bytes]) -> bytes:
-        """Bulk downloads are built once per world and kept. The build runs outside the lock (it queries the
-        store itself, and other requests must not wait for it)."""
+        """Bulk downloads are built once per world and kept: in memory, and in `files_dir` for the next process
+        (`key` names everything the bytes depend on besides the world). The build runs outside the lock (it
+        queries the store itself, and other requests must not wait for it)."""
         with self._lock:
             cached = self._files.get(key)
-        if cached is None:
+        if cached is not None:
+            return cached
+        path = self.files_dir / f"{key}.bin" if self.files_dir is not None else None
+        if path is not None and path.is_file():
+            cached = path.read_bytes()
+        else:
             cached = build()
-            with self._lock:
-                cached = self._files.setdefault(key, cached)
-        return cached
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(f".tmp{os.getpid()}.{threading.get_ident()}")
+                tmp.write_bytes(cached)
+                os.replace(tmp, path)  # atomic: another process reads a whole file or none
+        with self._lock:
+            return self._files.setdefault(key, cached)

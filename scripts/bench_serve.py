@@ -1,0 +1,138 @@
+"""`kopa-gen sandbox serve` under load (not a test): N concurrent HTTP clients over a real socket, requests/s, p50, p99.
+
+Usage: python scripts/bench_serve.py [--clients 50] [--seconds 10] [--workers 1]
+The mix: stock-price pages at random depths (10 rows), stock prices by part of a short code (`likeSrtnCd`), and the
+legal-district list; keys and paths as the printed table of `kopa-gen sandbox serve` gives them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+
+from kopa_gen.project import find_root, load_project
+from kopa_gen.sandbox.config import sandbox_key
+
+CODES = ["005930", "000660", "035420", "0059", "0003"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def requests(base: str) -> list[tuple[str, dict[str, str]]]:
+    """The request mix (a list to draw from)."""
+    project = load_project(find_root())
+    fsc, region = project.platform("fsc"), project.platform("region")
+    stock = f"{base}/fsc{fsc.base_path}" + fsc.operation("getStockPriceInfo_V2").path
+    districts = f"{base}/region{region.base_path}/getStanReginCdList"
+    fkey, rkey = sandbox_key(fsc), sandbox_key(region)
+    rng = random.Random(7)
+    out: list[tuple[str, dict[str, str]]] = []
+    for _ in range(200):
+        out.append(
+            (
+                stock,
+                {
+                    "serviceKey": fkey,
+                    "resultType": "json",
+                    "numOfRows": "10",
+                    "pageNo": str(rng.randint(1, 30000)),
+                },
+            )
+        )
+        out.append(
+            (
+                stock,
+                {
+                    "serviceKey": fkey,
+                    "resultType": "json",
+                    "numOfRows": "10",
+                    "likeSrtnCd": rng.choice(CODES),
+                },
+            )
+        )
+        out.append(
+            (districts, {"ServiceKey": rkey, "type": "json", "numOfRows": "10", "locatadd_nm": "서울특별시"})
+        )
+    return out
+
+
+async def load(mix: list[tuple[str, dict[str, str]]], clients: int, seconds: float) -> list[float]:
+    latencies: list[float] = []
+    stop = time.perf_counter() + seconds
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(limits=limits, timeout=60) as http:
+
+        async def client(i: int) -> None:
+            n = i
+            while time.perf_counter() < stop:
+                url, params = mix[n % len(mix)]
+                n += clients
+                t = time.perf_counter()
+                r = await http.get(url, params=params)
+                latencies.append(time.perf_counter() - t)
+                if r.status_code != 200:
+                    raise SystemExit(f"HTTP {r.status_code} from {url}: {r.text[:200]}")
+
+        await asyncio.gather(*(client(i) for i in range(clients)))
+    return latencies
+
+
+def serve_figures(clients: int = 50, seconds: float = 10.0, workers: int = 1) -> tuple[float, float, float]:
+    """(requests/s, p50 s, p99 s) of `clients` concurrent clients against a fresh `kopa-gen sandbox serve`."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    cmd = [sys.executable, "-m", "kopa_gen", "sandbox", "serve", "--no-limits", "--port", str(port)]
+    if workers > 1:
+        cmd += ["--workers", str(workers)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=os.environ.copy())
+    try:
+        mix = requests(base)
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                httpx.get(base + "/", timeout=1)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise SystemExit("sandbox serve did not start") from None
+                time.sleep(0.3)
+        for url, params in mix:  # warm-up, one at a time: counts and bookmarks cached in every worker
+            for _ in range(workers):
+                httpx.get(url, params=params, timeout=120)
+        asyncio.run(load(mix, clients, 1.0))  # connections open
+        t = time.perf_counter()
+        lat = sorted(asyncio.run(load(mix, clients, seconds)))
+        wall = time.perf_counter() - t
+        return len(lat) / wall, lat[len(lat) // 2], lat[min(len(lat) - 1, int(0.99 * len(lat)))]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args()
+    rps, p50, p99 = serve_figures(args.clients, args.seconds, args.workers)
+    print(
+        f"sandbox serve, {args.clients} clients, {args.workers} worker(s): {rps:,.0f} requests/s, "
+        f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms   (goal >= 2,000 requests/s, p99 <= 50 ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()
