@@ -191,6 +191,26 @@ def check_bindings(platforms: list[Platform], world: WorldSpec, diags: Diagnosti
                     where,
                     f"write operation on {table!r}, which is not an episode table of the world",
                 )
+            src = op.source
+            used: list[tuple[tuple[str | int, ...], str]] = [
+                (("filters", i, "column"), f.column) for i, f in enumerate(src.filters)
+            ]
+            used += [(("order", i, "column"), o.column) for i, o in enumerate(src.order)]
+            if src.sort is not None:
+                used += [
+                    (("sort", "orders", value, i, "column"), o.column)
+                    for value, order in src.sort.orders.items()
+                    for i, o in enumerate(order)
+                ]
+            for at, column in used:
+                if column not in columns[table]:
+                    _error(
+                        diags,
+                        p,
+                        ("paths", op.path, op.method, "x-kopa", "source", *at),
+                        f"column {column!r} is in neither the row schema nor world view {table!r}; add it to one of them or "
+                        "bind another column",
+                    )
             missing = [f for f in op.row_fields if f not in columns[table]]
             if missing:
                 _error(

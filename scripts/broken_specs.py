@@ -105,6 +105,20 @@ def _mutations() -> list[Mutation]:
         ),
         m("source table does not exist", FSC, "table: fsc_stock_prices", "table: fsc_stock_pricez"),
         m(
+            "filter column in neither row nor view",
+            DART,
+            "column: last_reprt, match",
+            "column: last_report, match",
+        ),
+        m(
+            "sort column in neither row nor view",
+            DART,
+            "{column: corp_name, desc: true}",
+            "{column: corp_nm, desc: true}",
+        ),
+        m("filter default names no parameter", DART, "default: [end_de, today]", "default: [end_dt, today]"),
+        m("span names no parameter", DART, "span: {start: bgn_de,", "span: {start: bgn_dt,"),
+        m(
             "filter on a parameter the operation lacks",
             FSC,
             "{param: basDt, column: basDt, match: eq}",

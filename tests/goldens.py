@@ -4,6 +4,7 @@ made of the platform's `x-kopa.examples`, so a new spec-only platform is exercis
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
@@ -24,10 +25,22 @@ def paging(project: Project, pid: str) -> set[str]:
     return {"page", "page_size", *((spec.page, spec.size) if spec else ())}
 
 
-def candidates(tool: dict[str, Any], examples: Examples, skip: set[str]) -> list[dict[str, Any]]:
+def candidates(
+    tool: dict[str, Any], examples: Examples, skip: set[str], start: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
     """Calls made of example values: the i-th value of every required argument (lists that name one entity
     together, such as a company's corp_code and corp_name, are in the same order). A tool without required
-    arguments gets the values of its first argument that has examples, as EDGE starts a probe chain there."""
+    arguments gets the values of its first argument that has examples, as EDGE starts a probe chain there.
+    Each call adds the operation's `x-kopa.start` arguments, as EDGE's first calls do."""
+    return [{**(start or {}), **call} for call in _candidates(tool, examples, skip)]
+
+
+def start_of(project: Project, pid: str, tool: dict[str, Any]) -> dict[str, str]:
+    """The operation's `x-kopa.start` arguments."""
+    return dict(project.platform(pid).operation(tool["name"]).kopa.start)
+
+
+def _candidates(tool: dict[str, Any], examples: Examples, skip: set[str]) -> list[dict[str, Any]]:
     required: list[str] = tool["inputSchema"].get("required", [])
     if required:
         missing = [name for name in required if name not in examples]
@@ -57,5 +70,8 @@ def golden_calls(project: Project, pid: str) -> dict[str, dict[str, Any]]:
     examples = project.platform(pid).kopa.examples
     for tool in tools_of(pid):
         if tool["name"] not in out:
-            out[tool["name"]] = {"args": candidates(tool, examples, paging(project, pid))[0], "min_total": 0}
+            out[tool["name"]] = {
+                "args": candidates(tool, examples, paging(project, pid), start_of(project, pid, tool))[0],
+                "min_total": 0,
+            }
     return out

@@ -231,6 +231,6 @@ def test_later_checks_of_an_expanded_dataset_name_the_catalog_line(tmp_path: Pat
     """A binding the row schema lacks is found after expansion, yet reported where the dataset says it."""
     catalog = broken(lambda c: c["datasets"][2]["source"]["order"].append({"column": "colour"}))
     assert catalog_problems(tmp_path, catalog) == [
-        f"{CATALOG_FILE}:78: datasets[2].source.order[1].column: error: column 'colour' is not a property of the "
-        "row schema #/components/schemas/ToyListOrchardsRow; add it to the row schema or bind another column"
+        f"{CATALOG_FILE}:78: datasets[2].source.order[1].column: error: column 'colour' is in neither the row "
+        "schema nor world view 'toy_fruit'; add it to one of them or bind another column"
     ]

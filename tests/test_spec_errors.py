@@ -64,8 +64,8 @@ def test_binding_to_missing_column(tmp_path: Path) -> None:
     spec["paths"]["/fruits"]["get"]["x-kopa"]["source"]["filters"][0]["column"] = "colour"
     found = errors_of(tmp_path, spec)
     assert found == [
-        f"{SPEC_FILE}:54: paths./fruits.get.x-kopa.source.filters[0].column: error: column 'colour' is not a "
-        "property of the row schema #/components/schemas/Fruit; add it to the row schema or bind another column"
+        f"{SPEC_FILE}:54: paths./fruits.get.x-kopa.source.filters[0].column: error: column 'colour' is in neither "
+        "the row schema nor world view 'toy_fruit'; add it to one of them or bind another column"
     ]
 
 

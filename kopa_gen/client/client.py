@@ -7,12 +7,8 @@ and the transport differ.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import io
 import logging
 import re
-import xml.etree.ElementTree as ET
-import zipfile
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -20,11 +16,12 @@ from urllib.parse import quote, unquote
 
 import httpx
 
+from kopa_gen.client.bulk import BulkRows, parse_bulk_file
 from kopa_gen.client.errors import PlatformError, ToolArgumentError, redact
 from kopa_gen.envelopes import Wire, family
-from kopa_gen.envelopes.base import JSON, EnvelopeError, Parsed, coerce, row_of
+from kopa_gen.envelopes.base import JSON, EnvelopeError, Parsed, coerce
 from kopa_gen.envelopes.gateway import parse_gateway
-from kopa_gen.spec.kopa import Category, Filter
+from kopa_gen.spec.kopa import Category
 from kopa_gen.spec.platform import Operation, Platform
 
 log = logging.getLogger(__name__)
@@ -92,7 +89,7 @@ class PlatformClient:
         # the spec's live headers (some services refuse clients that do not look like a browser)
         headers = {"User-Agent": "kopa-gen", **platform.kopa.live.headers}
         self._http = httpx.AsyncClient(transport=transport, timeout=timeout_s, headers=headers)
-        self._files: dict[str, list[JSON]] = {}
+        self._files: dict[str, BulkRows] = {}
         # one lock per bulk file: parallel first calls (three dart_corp_code in one turn) share one download
         self._file_locks: dict[str, asyncio.Lock] = {}
 
@@ -114,12 +111,13 @@ class PlatformClient:
     def request(self, op: Operation, params: Mapping[str, Any], wire: Wire) -> httpx.Request:
         """The exact HTTP request a real client sends: real path, real parameter names, the key, the format."""
         fmt = self.platform.kopa.format
-        path = op.path
+        path = op.route
         if fmt.extension and op.kopa.shape != "file" and wire == "xml":
             path = re.sub(r"\.json$", ".xml", path)
         query: dict[str, str] = {}
         if self._key is not None:
             query[self.platform.key_param] = self._key
+        query.update(op.fixed_query)
         for name, value in params.items():
             if value is None or value == "":
                 continue
@@ -254,14 +252,14 @@ class PlatformClient:
             async with self._file_locks.setdefault(op.operation_id, asyncio.Lock()):
                 if op.operation_id not in self._files:  # another call may have downloaded it meanwhile
                     self._files[op.operation_id] = await self._download(op)
-        rows = [r for r in self._files[op.operation_id] if _matches(r, op.kopa.local_filters, params)]
+        rows = self._files[op.operation_id].search(op.kopa.local_filters, params)
         page = max(1, int(params.get("page") or 1))
         size = min(max(1, int(params.get("page_size") or spec.page_size)), spec.max_page_size)
         chosen = rows[(page - 1) * size : page * size]
         ok = self.platform.code(self.platform.kopa.answers.ok)
         return Result(ok.code, ok.message, rows=chosen, total=len(rows), page=page, page_size=size)
 
-    async def _download(self, op: Operation) -> list[JSON]:
+    async def _download(self, op: Operation) -> BulkRows:
         body = await self._retrying(lambda: self._fetch_zip(op))
         return parse_bulk_file(op, body)
 
@@ -274,38 +272,3 @@ class PlatformClient:
         raise PlatformError(
             self.platform.id, op.operation_id, "envelope", "neither a ZIP nor an error", Category.SERVER
         )
-
-
-_BULK: dict[tuple[str, str], tuple[JSON, ...]] = {}
-
-
-def parse_bulk_file(op: Operation, body: bytes) -> list[JSON]:
-    """Rows of a downloaded bulk file. Parsing is a pure function of the bytes, so a process parses each distinct
-    file once (an episode per session would otherwise re-parse the same 110,000 rows)."""
-    spec = op.kopa.file
-    assert spec is not None
-    key = (op.operation_id, hashlib.sha256(body).hexdigest())
-    if key not in _BULK:
-        with zipfile.ZipFile(io.BytesIO(body)) as zf:
-            root = ET.fromstring(zf.read(spec.member))
-        props = op.row_props
-        if len(_BULK) >= 4:
-            _BULK.pop(next(iter(_BULK)))
-        _BULK[key] = tuple(coerce(props, row_of(el, props)) for el in root.iter(spec.row_element))
-    return list(_BULK[key])
-
-
-def _matches(row: JSON, filters: list[Filter], params: Mapping[str, Any]) -> bool:
-    for f in filters:
-        value = params.get(f.param)
-        if value is None or value == "":
-            continue
-        cell = str(row.get(f.column, ""))
-        value = str(value)
-        if f.match == "eq" and cell.strip() != value.strip():
-            return False
-        if f.match == "contains" and value not in cell:
-            return False
-        if f.match == "prefix" and not cell.startswith(value):
-            return False
-    return True

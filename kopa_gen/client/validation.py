@@ -58,12 +58,15 @@ class SpecValidator:
 
     def operation_for(self, url: httpx.URL, method: str = "GET") -> tuple[Operation, bool] | None:
         """The operation a request calls, and whether it asked for the XML variant of a .json path."""
-        for op in self.platform.operations:
+        query = dict(url.params)
+        for op in sorted(self.platform.operations, key=lambda op: -len(op.fixed_query)):
             if op.method.upper() != method.upper():
                 continue
-            if url.path.endswith(op.path):
+            if any(query.get(k) != v for k, v in op.fixed_query.items()):
+                continue
+            if url.path.endswith(op.route):
                 return op, False
-            if op.path.endswith(".json") and url.path.endswith(op.path[:-5] + ".xml"):
+            if op.route.endswith(".json") and url.path.endswith(op.route[:-5] + ".xml"):
                 return op, True
         return None
 

@@ -96,10 +96,10 @@ def starts(sig: ToolSig, examples: Mapping[str, Sequence[Any]], limit: int) -> l
         if any(not examples.get(n) for n in required):
             return []
         combos = itertools.product(*(examples[n] for n in required))
-        return [dict(zip(required, c, strict=True)) for c in itertools.islice(combos, limit)]
+        return [{**sig.start, **dict(zip(required, c, strict=True))} for c in itertools.islice(combos, limit)]
     out: list[dict[str, Any]] = []
     for p in sig.bindable:
-        out += [{p.name: v} for v in examples.get(p.name, ())]
+        out += [{**sig.start, p.name: v} for v in examples.get(p.name, ())]
     return out[:limit]
 
 

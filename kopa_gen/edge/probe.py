@@ -93,7 +93,7 @@ def root_args(sig: ToolSig, examples: Examples, rng: random.Random) -> dict[str,
             if values:
                 args[param.name] = rng.choice(list(values))
                 break
-    return args
+    return {**sig.start, **args}
 
 
 def classify(outcome: ToolOutcome) -> Outcome | None:
@@ -155,6 +155,8 @@ async def run_probe(
             call_args = {b.param: coerce(row[b.field], consumer, b.param) for b in edge.bindings}
             for name, values in sorted(edge.defaults.items()):
                 call_args.setdefault(name, rng.choice(list(values)))
+            for name, value in consumer.start.items():
+                call_args.setdefault(name, value)
             outcome = await session.call(consumer.name, call_args)
             verdict = classify(outcome)
             detail = outcome.text[:200]

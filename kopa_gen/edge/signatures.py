@@ -51,6 +51,11 @@ class ToolSig:
     params: tuple[Param, ...]
     outputs: tuple[OutField, ...]
     page_size: Param | None  # the page-size argument, when the tool pages
+    start_args: tuple[tuple[str, str], ...] = ()  # x-kopa.start: what a first call adds
+
+    @property
+    def start(self) -> dict[str, str]:
+        return dict(self.start_args)
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -147,6 +152,7 @@ def load_signatures(project: Project, platforms: list[str] | None = None) -> lis
                     params=params,
                     outputs=_outputs(tool),
                     page_size=size,
+                    start_args=tuple(sorted(op.kopa.start.items())),
                 )
             )
     return sorted(sigs, key=lambda s: s.name)

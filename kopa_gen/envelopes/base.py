@@ -85,24 +85,40 @@ def coerce(props: Mapping[str, Any], row: Mapping[str, Any]) -> JSON:
     `writeOnly` are filter-only columns of the world and are never sent. A sub-list (an array property; `props`
     are an operation's `row_props`) is a list of items typed the same way by the item schema."""
     out: JSON = {}
-    for name, schema in props.items():
-        if schema.get("writeOnly"):
-            continue
+    for name, kind, item_props in _plan(props):
         value = row.get(name)
-        kind = schema.get("type", "string")
-        if kind == "array":
+        if kind == "string":
+            out[name] = "" if value is None else value if type(value) is str else str(value)
+        elif kind == "array":
             items = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
-            item_props = schema.get("items", {}).get("properties", {})
             out[name] = [coerce(item_props, item) for item in items if isinstance(item, Mapping)]
         elif kind == "integer":
             out[name] = int(value) if value not in (None, "") else None
         elif kind == "number":
             out[name] = float(value) if value not in (None, "") else None
-        elif value is None:
-            out[name] = ""
         else:
-            out[name] = str(value)
+            out[name] = "" if value is None else str(value)
     return out
+
+
+_PLANS: dict[int, tuple[Mapping[str, Any], list[tuple[str, str, Mapping[str, Any]]]]] = {}
+
+
+def _plan(props: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any]]]:
+    """(name, type, item properties) of each sent property, worked out once per schema object: `coerce` runs
+    for every row of every answer, twice (sandbox and client)."""
+    hit = _PLANS.get(id(props))
+    if hit is not None and hit[0] is props:
+        return hit[1]
+    plan = [
+        (name, schema.get("type", "string"), schema.get("items", {}).get("properties", {}))
+        for name, schema in props.items()
+        if not schema.get("writeOnly")
+    ]
+    if len(_PLANS) >= 4096:  # schemas made on the fly (tests, inline specs) must not pile up
+        _PLANS.clear()
+    _PLANS[id(props)] = (props, plan)  # the entry holds `props`, so its id is not reused while cached
+    return plan
 
 
 def dumps(data: Any) -> bytes:
@@ -133,6 +149,13 @@ def _xml_name(schema: Mapping[str, Any], default: str) -> str:
     return str(xml["name"]) if isinstance(xml, Mapping) and xml.get("name") else default
 
 
+def is_attribute(schema: Any) -> bool:
+    """Whether a property is laid out as an XML attribute of its row's element (OpenAPI `xml: {attribute: true}`,
+    law.go.kr's `<law id="1">`)."""
+    xml = schema.get("xml") if isinstance(schema, Mapping) else None
+    return isinstance(xml, Mapping) and bool(xml.get("attribute"))
+
+
 def list_tags(name: str, schema: Mapping[str, Any]) -> tuple[str | None, str]:
     """(wrapper, item) element names of a sub-list in XML, as OpenAPI lays arrays out: each item an element
     named by the item schema's `xml.name`, else the property name; wrapped in one element (the property's
@@ -155,7 +178,9 @@ def add_fields(el: ET.Element, row: Mapping[str, Any], props: Mapping[str, Any] 
     """The fields of a row as child elements of `el` (see `add_row`)."""
     for key, value in row.items():
         schema = (props or {}).get(key) or {}
-        if isinstance(value, list):
+        if is_attribute(schema):
+            el.set(_xml_name(schema, key), "" if value is None else str(value))
+        elif isinstance(value, list):
             wrapper, item = list_tags(key, schema)
             holder = add(el, wrapper) if wrapper is not None else el
             item_props = (schema.get("items") or {}).get("properties")
@@ -181,7 +206,12 @@ def row_of(el: ET.Element, props: Mapping[str, Any] | None = None) -> JSON:
         if isinstance(schema, Mapping) and schema.get("type") == "array"
     }
     taken = {wrapper if wrapper is not None else item for wrapper, item in lists.values()}
-    out: JSON = {child.tag: (child.text or "") for child in el if child.tag not in taken}
+    out: JSON = {
+        name: el.get(_xml_name(schema, name), "")
+        for name, schema in (props or {}).items()
+        if is_attribute(schema)
+    }
+    out.update({child.tag: (child.text or "") for child in el if child.tag not in taken})
     for name, (wrapper, item) in lists.items():
         holder = next((c for c in el if c.tag == wrapper), None) if wrapper is not None else el
         item_props = (props or {})[name].get("items", {}).get("properties")

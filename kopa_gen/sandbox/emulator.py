@@ -6,8 +6,14 @@ Order of checks follows the real services: gateway faults, key, rate, quota, par
 from __future__ import annotations
 
 import asyncio
+import calendar
+import datetime as dt
+import functools
+import hashlib
 import io
+import json
 import re
+import threading
 import time
 import xml.etree.ElementTree as ET
 import zipfile
@@ -29,9 +35,9 @@ from kopa_gen.sandbox.limits import FaultPlan, Meter
 from kopa_gen.sandbox.nested import with_sublists
 from kopa_gen.sandbox.paths import PathError, normalize_params
 from kopa_gen.sandbox.store import WorldStore
-from kopa_gen.spec.kopa import Category, ResultCode
+from kopa_gen.spec.kopa import Category, ResultCode, Span
 from kopa_gen.spec.platform import Operation, Param, Platform
-from kopa_gen.spec.world import EpisodeTable
+from kopa_gen.spec.world import WORLD_TABLE, EpisodeTable
 
 HTTP_FAULTS = {
     "http_500": (500, "Internal Server Error"),
@@ -39,6 +45,8 @@ HTTP_FAULTS = {
     "http_503": (503, "Service Unavailable"),
 }
 SAMPLE_ROWS = 5
+THREADS = 8
+"""Worker threads answering world reads (`SandboxConfig.threads`); each keeps one SQLite connection and its cache."""
 DATAGOKR_KEY_SPELLINGS = ("serviceKey", "ServiceKey")
 ASCII_INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
 NO_OPENAPI_SERVICE = ResultCode(
@@ -63,6 +71,8 @@ class Sandbox:
         self.episode = EpisodeStore(episode)
         self.config = config or SandboxConfig()
         self.meter = Meter(clock)
+        self._meter_lock = threading.Lock()
+        self._limiter: anyio.CapacityLimiter | None = None
         self.faults = FaultPlan(self.config.faults, self.config.seed)
         self._keys = {p.id: self.config.accepted(p) for p in platforms}
         self.app = Starlette(routes=self._routes())
@@ -74,13 +84,17 @@ class Sandbox:
     def _routes(self) -> list[Route]:
         routes: list[Route] = []
         for platform in self.platforms.values():
+            # operations sharing one path (told apart by the query values their path keys fix) share a route
+            shared: dict[tuple[str, str], list[Operation]] = {}
             for op in platform.operations:
-                paths = [op.path]
+                paths = [op.route]
                 if platform.kopa.format.extension and op.kopa.shape != "file":
-                    paths.append(re.sub(r"\.json$", ".xml", op.path))
+                    paths.append(re.sub(r"\.json$", ".xml", op.route))
                 for path in paths:
-                    endpoint = self._endpoint(platform, op)
-                    routes.append(Route(self.prefix(platform) + path, endpoint, methods=[op.method.upper()]))
+                    shared.setdefault((path, op.method.upper()), []).append(op)
+            for (path, method), ops in shared.items():
+                endpoint = self._endpoint(platform, ops)
+                routes.append(Route(self.prefix(platform) + path, endpoint, methods=[method]))
         for platform in self.platforms.values():
             if platform.kopa.gateway == "datagokr":  # after every real route: a path no service has
                 routes.append(
@@ -92,9 +106,16 @@ class Sandbox:
         """The data.go.kr gateway answers a path no service has with its own XML envelope, not a bare 404."""
         return _http(render_gateway(NO_OPENAPI_SERVICE))
 
-    def _endpoint(self, platform: Platform, op: Operation) -> Callable[[Request], Any]:
+    def _endpoint(self, platform: Platform, ops: Sequence[Operation]) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
             params = dict(request.query_params)
+            op = pick_operation(ops, params)
+            if op is None:  # no operation fixes these query values (law.go.kr: an unknown target)
+                answers = platform.kopa.answers
+                op = ops[0]
+                wire = self._wire(platform, op, request.url.path, params)
+                code = platform.code(answers.bad_value or answers.invalid_param)
+                return _http(family(platform.kopa.envelope).render(platform, op, code, wire))
             return _http(await self.answer(platform, op, request.url.path, params))
 
         return endpoint
@@ -107,10 +128,16 @@ class Sandbox:
         if fault in HTTP_FAULTS:
             status, text = HTTP_FAULTS[fault]
             return Reply(status, f"<html><body><h1>{status} {text}</h1></body></html>".encode(), "text/html")
-        if op.kopa.shape == "file":
-            # Building a bulk file takes seconds the first time; keep the event loop free for other clients.
+        source = op.kopa.source
+        world_read = source is not None and source.table not in self.episode
+        if op.kopa.shape == "file" or (self.config.threads and world_read):
+            # Building a bulk file takes seconds the first time, and with `threads` every world read runs in the
+            # thread pool (each thread its own connection): the event loop stays free for other clients.
+            if self._limiter is None:  # made inside the event loop, at its first use
+                self._limiter = anyio.CapacityLimiter(THREADS)
             return await anyio.to_thread.run_sync(
-                lambda: self.respond(platform, op, path, params, provider_fault=fault == "provider")
+                lambda: self.respond(platform, op, path, params, provider_fault=fault == "provider"),
+                limiter=self._limiter,
             )
         return self.respond(platform, op, path, params, provider_fault=fault == "provider")
 
@@ -139,10 +166,17 @@ class Sandbox:
         ):
             return say(answers.bad_key)
         meter_key = key or "<sample>"
-        if self.config.limits and self.meter.over_rate(platform.id, meter_key, kopa.limits.per_second):
-            return say(answers.rate)
         daily = self.config.daily_quota.get(platform.id, kopa.limits.daily)
-        if self.config.limits and self.meter.over_quota(platform.id, meter_key, daily):
+        with self._meter_lock:  # requests may be answered in worker threads (`threads`)
+            over_rate = self.config.limits and self.meter.over_rate(
+                platform.id, meter_key, kopa.limits.per_second
+            )
+            over_quota = (
+                not over_rate and self.config.limits and self.meter.over_quota(platform.id, meter_key, daily)
+            )
+        if over_rate:
+            return say(answers.rate)
+        if over_quota:
             return say(answers.quota)
         if provider_fault:
             return say(answers.server)
@@ -158,6 +192,9 @@ class Sandbox:
         problem = check_params(platform, op, params)
         if problem is not None:
             return say(getattr(answers, problem))
+        params = self._filter_values(op, params)
+        if op.kopa.span is not None and not within_span(op.kopa.span, params):
+            return say(answers.invalid_param)
 
         src = op.source
         columns = list(op.row_fields)
@@ -171,12 +208,12 @@ class Sandbox:
                 if op.kopa.write.mode == "delete":
                     if not self.episode.delete(src.table, row):
                         return say(answers.no_data)
-                    return say(answers.ok, record=self._typed(op, found)[0])
+                    return say(answers.ok, record=self._typed(op, found, params)[0])
                 self.episode.upsert(src.table, row)
                 found = store.select(src.table, columns, src.filters, params, src.order, limit=1)
             if not found:
                 return say(answers.no_data)
-            return say(answers.ok, record=self._typed(op, found)[0])
+            return say(answers.ok, record=self._typed(op, found, params)[0])
         if platform.paged(op):
             paging = kopa.paging
             assert paging is not None
@@ -186,25 +223,44 @@ class Sandbox:
                 size = min(size, SAMPLE_ROWS)
             total = store.count(src.table, src.filters, params)
             rows = (
-                store.select(src.table, columns, src.filters, params, src.order, size, (page_no - 1) * size)
+                store.select(
+                    src.table, columns, src.filters, params, src.order_for(params), size, (page_no - 1) * size
+                )
                 if total > (page_no - 1) * size
                 else []
             )
         else:
-            rows = store.select(src.table, columns, src.filters, params, src.order)
+            rows = store.select(src.table, columns, src.filters, params, src.order_for(params))
             total, page_no, size = len(rows), 1, len(rows)
         if total == 0:
             return say(answers.no_data, page=Page([], 0, page_no, size))
-        return say(answers.ok, page=Page(self._typed(op, rows), total, page_no, size))
+        return say(answers.ok, page=Page(self._typed(op, rows, params), total, page_no, size))
+
+    def _filter_values(self, op: Operation, params: Mapping[str, str]) -> dict[str, str]:
+        """The request's parameters with each filter's `default` filled in and its `ignore` values emptied (the
+        store skips an empty value)."""
+        values = dict(params)
+        for f in op.kopa.source.filters if op.kopa.source is not None else ():
+            if f.default or f.ignore:
+                values[f.param] = f.value(params, self.today) or ""
+        return values
+
+    @functools.cached_property
+    def today(self) -> str:
+        """The world's today, YYYYMMDD."""
+        (row,) = self.store.select(WORLD_TABLE, ["today_ymd"], [], {}, [])
+        return str(row["today_ymd"])
 
     def _reader(self, table: str) -> WorldStore | EpisodeStore:
         """The store that holds `table`: the episode's own tables, else the shared world."""
         return self.episode if table in self.episode else self.store
 
-    def _typed(self, op: Operation, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _typed(
+        self, op: Operation, rows: Sequence[dict[str, Any]], params: Mapping[str, str] | None = None
+    ) -> list[dict[str, Any]]:
         """Selected rows as the API sends them: sub-lists filled (`x-kopa.nested`), typed by the row schema."""
         if op.kopa.nested:
-            rows = with_sublists(self._reader, op.row_props, op.kopa.nested, rows)
+            rows = with_sublists(self._reader, op.row_props, op.kopa.nested, rows, params)
         return [coerce(op.row_props, row) for row in rows]
 
     def _wire(self, platform: Platform, op: Operation, path: str, params: Mapping[str, str]) -> Wire:
@@ -244,7 +300,10 @@ class Sandbox:
                 zf.writestr(info, xml_bytes(root))
             return buf.getvalue()
 
-        body = self.store.file(f"{platform.id}:{op.operation_id}", build)
+        # what the bytes depend on besides the world: the file layout, the row schema, the source
+        made_of = json.dumps([spec.model_dump(), op.row_props, src.model_dump()], sort_keys=True, default=str)
+        digest = hashlib.sha256(made_of.encode()).hexdigest()[:16]
+        body = self.store.file(f"{platform.id}-{op.operation_id}-{digest}", build)
         # as the real service names it (a popular client refuses a download without it): CORPCODE.xml -> CORPCODE.zip
         name = spec.member.rsplit(".", 1)[0] + ".zip"
         return Reply(200, body, "application/zip", (("content-disposition", f"attachment; filename={name}"),))
@@ -256,6 +315,29 @@ def _http(reply: Reply) -> Response:
         status_code=reply.status,
         headers={"content-type": reply.content_type, **dict(reply.headers)},
     )
+
+
+def within_span(span: Span, params: Mapping[str, str]) -> bool:
+    """Whether the period from `span.start` to `span.end` is at most `span.months` calendar months (a request
+    that gives an `unless` parameter, or leaves a date out, is not limited)."""
+    if any(params.get(name) for name in span.unless):
+        return True
+    try:
+        start = dt.datetime.strptime(params.get(span.start) or "", "%Y%m%d").date()
+        end = dt.datetime.strptime(params.get(span.end) or "", "%Y%m%d").date()
+    except ValueError:
+        return True
+    month = start.month - 1 + span.months
+    year, month = start.year + month // 12, month % 12 + 1
+    limit = dt.date(year, month, min(start.day, calendar.monthrange(year, month)[1]))
+    return end <= limit
+
+
+def pick_operation(ops: Sequence[Operation], params: Mapping[str, str]) -> Operation | None:
+    """The operation of a shared path that a request calls: the one whose fixed query values it sends (the most
+    specific when several match); None when none does."""
+    matching = [op for op in ops if all(params.get(k) == v for k, v in op.fixed_query.items())]
+    return max(matching, key=lambda op: len(op.fixed_query)) if matching else None
 
 
 def check_params(platform: Platform, op: Operation, params: Mapping[str, str]) -> str | None:

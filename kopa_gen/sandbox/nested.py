@@ -35,9 +35,11 @@ def with_sublists(
     props: Mapping[str, Any],
     nested: Sequence[Nested],
     rows: Sequence[Row],
+    params: Mapping[str, str] | None = None,
 ) -> list[Row]:
     """`rows` (as selected, untyped) with every declared sub-list filled. `props` are the parent's wire properties
-    (an operation's `row_props`); `reader` gives the store that holds a table."""
+    (an operation's `row_props`); `reader` gives the store that holds a table; `params` (the request's) select
+    items where a sub-list declares `filters`."""
     out = [dict(row) for row in rows]
     for entry in nested:
         child_cols = list(entry.key)
@@ -54,7 +56,8 @@ def with_sublists(
         found = reader(entry.table).children(
             entry.table, columns, child_cols, list(parents.values()), entry.order
         )
-        found = with_sublists(reader, item_props, entry.nested, found) if entry.nested else found
+        found = [child for child in found if _kept(child, entry, params or {})]
+        found = with_sublists(reader, item_props, entry.nested, found, params) if entry.nested else found
         groups: dict[tuple[str, ...] | None, list[Row]] = {}
         for child in found:
             groups.setdefault(_link([child[c] for c in child_cols]), []).append(child)
@@ -62,3 +65,12 @@ def with_sublists(
             link = _link([row.get(c) for c in parent_cols])
             row[entry.field] = groups.get(link, []) if link is not None else []
     return out
+
+
+def _kept(child: Row, entry: Nested, params: Mapping[str, str]) -> bool:
+    """Whether an item passes the sub-list's filters (equality, compared as text; an absent parameter keeps all)."""
+    for f in entry.filters:
+        value = params.get(f.param)
+        if value not in (None, "") and str(child.get(f.column)) != value:
+            return False
+    return True

@@ -5,6 +5,7 @@ Every field carries a description; they become the exported JSON Schema that edi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Literal
 
@@ -101,7 +102,7 @@ class Auth(StrictModel):
     sandbox_key: str | None = Field(
         default=None,
         description="The key the sandbox accepts, in the platform's own format (must match key_pattern). Needed "
-        "only when no common shape (40 or 32 hex digits, base64) matches key_pattern.",
+        "only when no common shape (40 or 32 hex digits, base64, decimal digits) matches key_pattern.",
     )
 
 
@@ -220,7 +221,9 @@ class PlatformKopa(StrictModel):
     )
 
 
-Match = Literal["eq", "contains", "prefix", "gte", "lte", "gt", "lt", "in"]
+Match = Literal["eq", "contains", "prefix", "gte", "lte", "gt", "lt", "in", "range"]
+"""`range` takes `low~high` (either side may be left out, law.go.kr's `efYd=20240101~20241231`) and compares as
+text, both ends included."""
 
 
 class Filter(StrictModel):
@@ -228,6 +231,38 @@ class Filter(StrictModel):
     column: str = Field(description="Column of the source table (a property of the row schema) it filters.")
     match: Match = Field(description="How the value selects rows; string comparison for ranges.")
     description: str | None = Field(default=None, description="Korean description (local_filters only).")
+    default: list[str] = Field(
+        default_factory=list,
+        description="When the request leaves `param` out: the value of the first of these that has one, another "
+        "request parameter's name or `today` (the world's today, YYYYMMDD). OpenDART's list.json: bgn_de "
+        "[end_de, today], end_de [today].",
+    )
+    ignore: list[str] = Field(
+        default_factory=list,
+        description="Values of `param` that ask for no condition (OpenDART's last_reprt_at=N: every report).",
+    )
+
+    def value(self, params: Mapping[str, str], today: str) -> str | None:
+        """The value this filter compares with for a request: the parameter's, else its `default`; None when the
+        filter does not apply."""
+        value = params.get(self.param)
+        for fallback in self.default:
+            if value:
+                break
+            value = today if fallback == "today" else params.get(fallback)
+        return None if not value or value in self.ignore else value
+
+
+class Span(StrictModel):
+    """A longest allowed period between two date parameters (YYYYMMDD), after their filters' defaults: longer is
+    the `answers.invalid_param` answer. OpenDART's list.json: at most 3 months without corp_code."""
+
+    start: str = Field(description="Parameter of the first day, e.g. bgn_de.")
+    end: str = Field(description="Parameter of the last day, e.g. end_de.")
+    months: int = Field(ge=1, description="Calendar months from start that end may reach, that day included.")
+    unless: list[str] = Field(
+        default_factory=list, description="Parameters that lift the limit when given (OpenDART: corp_code)."
+    )
 
 
 class Order(StrictModel):
@@ -235,10 +270,36 @@ class Order(StrictModel):
     desc: bool = False
 
 
+class Sort(StrictModel):
+    """A request parameter that picks the order of the rows (law.go.kr's `sort=ldes`)."""
+
+    param: str = Field(description="Request parameter naming the order, e.g. sort.")
+    orders: dict[str, list[Order]] = Field(
+        min_length=1,
+        description="Parameter value -> the order it asks for (end with a unique key); an absent or unknown value "
+        "keeps the source's `order`.",
+    )
+    flip: dict[str, str] | None = Field(
+        default=None,
+        description="A second parameter and the value of it that runs the chosen order the other way (OpenDART's "
+        "{sort_mth: asc}, the orders being written as its default desc).",
+    )
+
+
 class Source(StrictModel):
     table: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="World table or view that serves the rows.")
     filters: list[Filter] = Field(default_factory=list)
     order: list[Order] = Field(default_factory=list, description="Total order (end with a unique key).")
+    sort: Sort | None = Field(default=None, description="A request parameter that picks another order.")
+
+    def order_for(self, params: Mapping[str, str]) -> list[Order]:
+        """The order a request asks for: its `sort` value's, else the default `order`."""
+        order = self.order
+        if self.sort is not None:
+            order = self.sort.orders.get(params.get(self.sort.param) or "", order)
+            if self.sort.flip and any(params.get(k) == v for k, v in self.sort.flip.items()):
+                order = [Order(column=o.column, desc=not o.desc) for o in order]
+        return order
 
 
 class Nested(StrictModel):
@@ -258,6 +319,11 @@ class Nested(StrictModel):
         default_factory=list, description="Order of the items inside one parent (end with a unique key)."
     )
     nested: list[Nested] = Field(default_factory=list, description="Sub-lists of each item, to any depth.")
+    filters: list[Filter] = Field(
+        default_factory=list,
+        description="Request parameters that keep only some items (equality on an item column), e.g. law.go.kr's "
+        "`JO` selecting one article of a law.",
+    )
 
 
 class FileSpec(StrictModel):
@@ -318,4 +384,13 @@ class OperationKopa(StrictModel):
     )
     echo: list[Echo] = Field(
         default_factory=list, description="Request parameters this operation's envelope repeats back."
+    )
+    span: Span | None = Field(
+        default=None, description="A longest allowed period between two date parameters."
+    )
+    start: dict[str, str] = Field(
+        default_factory=dict,
+        description="Arguments a first call adds to the ones that name its entity, so that it finds data (OpenDART "
+        "list.json: a bgn_de, without which only today's filings are listed). EDGE's probes and the example tests "
+        "add them.",
     )

@@ -9,14 +9,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from jsonschema import Draft202012Validator
 
 from kopa_gen.cache import cache_dir
 from kopa_gen.spec.catalog import expand_catalogs
 from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
-from kopa_gen.spec.kopa import Echo, OperationKopa, PlatformKopa, ResultCode
+from kopa_gen.spec.kopa import Echo, Nested, OperationKopa, PlatformKopa, ResultCode
 from kopa_gen.spec.kopa import Source as KopaSource
 from kopa_gen.spec.nested import columns as row_columns
 from kopa_gen.spec.nested import wire_props
@@ -51,6 +51,23 @@ class Operation:
     @property
     def tool(self) -> str:
         return self.kopa.tool
+
+    @property
+    def route(self) -> str:
+        """The URL path: the path key up to a `?`. A key may fix query parameters after it
+        (`/lawSearch.do?target=law`), so that one real path serves several operations (see `fixed_query`)."""
+        return self.path.split("?", 1)[0]
+
+    @property
+    def fixed_query(self) -> dict[str, str]:
+        """Query parameters the path key fixes (`/lawSearch.do?target=law` -> {target: law}): every request of the
+        operation sends them, and they tell apart the operations that share one path."""
+        _, _, query = self.path.partition("?")
+        return dict(parse_qsl(query, keep_blank_values=True))
+
+    def takes(self, name: str) -> bool:
+        """Whether requests of the operation carry the parameter: a declared one or one its path key fixes."""
+        return self.param(name) is not None or name in self.fixed_query
 
     @property
     def row_fields(self) -> tuple[str, ...]:
@@ -317,9 +334,32 @@ def _load_operation(
                     f"filter parameter {f.param!r} is not a parameter",
                 )
             )
+    for i, f in enumerate(bound.filters):
+        for fallback in f.default:
+            if fallback != "today" and fallback not in names:
+                diags.items.append(
+                    src.diag(
+                        (*kloc, *at, "filters", i, "default"),
+                        f"default {fallback!r} is neither a parameter nor `today`",
+                    )
+                )
+    if okopa.span is not None:
+        for field_name in ("start", "end"):
+            if getattr(okopa.span, field_name) not in names:
+                diags.items.append(
+                    src.diag(
+                        (*kloc, "span", field_name), f"{getattr(okopa.span, field_name)!r} is not a parameter"
+                    )
+                )
+    if bound.sort is not None and bound.sort.param not in names:
+        diags.items.append(
+            src.diag((*kloc, *at, "sort", "param"), f"sort parameter {bound.sort.param!r} is not a parameter")
+        )
+    # a bound source's columns are checked against its world table when the project loads (check_bindings): a
+    # filter or an order may use a column the rows do not show
     for group, columns in (
-        ("filters", [f.column for f in bound.filters]),
-        ("order", [o.column for o in bound.order]),
+        ("filters", [] if okopa.source else [f.column for f in bound.filters]),
+        ("order", [] if okopa.source else [o.column for o in bound.order]),
     ):
         for i, column in enumerate(columns):
             if column not in props:
@@ -347,7 +387,9 @@ def _load_operation(
         found,
     )
     diags.items.extend(found)
-    _check_echo(src, okopa.echo, names, (*kloc, "echo"), "this operation", diags)
+    _check_nested_filters(src, okopa.nested, row_props, names, (*kloc, "nested"), diags)
+    fixed = dict(parse_qsl(route.partition("?")[2], keep_blank_values=True))
+    _check_echo(src, okopa.echo, names | set(fixed), (*kloc, "echo"), "this operation", diags)
     if (okopa.effect == "write") != (okopa.write is not None):
         diags.items.append(
             src.diag(kloc, "an operation has a `write:` block exactly when its effect is write")
@@ -370,6 +412,31 @@ def _load_operation(
         row_name=okopa.row.rsplit("/", 1)[-1],
         row_props=row_props,
     )
+
+
+def _check_nested_filters(
+    src: Source, nested: list[Nested], props: JSON, params: set[str], loc: Loc, diags: Diagnostics
+) -> None:
+    """Each sub-list filter compares a parameter of the operation with a column of the items, by equality."""
+    for i, entry in enumerate(nested):
+        item_props = ((props.get(entry.field) or {}).get("items") or {}).get("properties") or {}
+        for j, f in enumerate(entry.filters):
+            here: Loc = (*loc, i, "filters", j)
+            if f.param not in params:
+                diags.items.append(
+                    src.diag((*here, "param"), f"filter parameter {f.param!r} is not a parameter")
+                )
+            if f.column not in item_props:
+                diags.items.append(
+                    src.diag(
+                        (*here, "column"), f"column {f.column!r} is not a property of the {entry.field} items"
+                    )
+                )
+            if f.match != "eq":
+                diags.items.append(
+                    src.diag((*here, "match"), "a sub-list filter compares by equality: use eq")
+                )
+        _check_nested_filters(src, entry.nested, item_props, params, (*loc, i, "nested"), diags)
 
 
 def _check_echo(
@@ -431,6 +498,17 @@ def _check_platform(
             diags.items.append(
                 src.diag(("x-kopa", "answers", situation), f"code {code!r} is not listed in x-kopa.codes")
             )
+    routes: dict[tuple[str, str, tuple[tuple[str, str], ...]], str] = {}
+    for op in ops:
+        fixed = (op.method, op.route, tuple(sorted(op.fixed_query.items())))
+        if fixed in routes:
+            diags.items.append(
+                src.diag(
+                    ("paths", op.path, op.method),
+                    f"{op.path} is the same request as {routes[fixed]}; fix another query value after '?'",
+                )
+            )
+        routes.setdefault(fixed, op.path)
     seen: dict[str, str] = {}
     for op in ops:
         if op.tool in seen:
@@ -466,7 +544,7 @@ def _check_platform_echo(src: Source, kopa: PlatformKopa, ops: list[Operation], 
             op.tool
             for op in ops
             if op.kopa.shape != "file"
-            and op.param(entry.param) is None
+            and not op.takes(entry.param)
             and all(own.field != entry.field for own in op.kopa.echo)
         ]
         if lacking:
@@ -508,19 +586,21 @@ def _check_sandbox_key(src: Source, kopa: PlatformKopa, diags: Diagnostics) -> N
         diags.items.append(
             src.diag(
                 ("x-kopa", "auth", "key_pattern"),
-                "no built-in key shape (40 or 32 hex digits, base64) matches this pattern; give "
+                "no built-in key shape (40 or 32 hex digits, base64, decimal digits) matches this pattern; give "
                 "x-kopa.auth.sandbox_key: a key of the platform's own format that the sandbox will accept",
             )
         )
 
 
 def generated_key(kopa: PlatformKopa) -> str | None:
-    """A key of a common shape (40 or 32 hex digits, base64 of 64 bytes) matching the key pattern, derived from
-    the platform id; None when none of them matches. Every data.go.kr service shares one key, as one data.go.kr
-    account's key serves every service the account applied for."""
+    """A key of a common shape (40 or 32 hex digits, base64 of 64 bytes, 1 to 40 decimal digits) matching the key
+    pattern, derived from the platform id; None when none of them matches. Every data.go.kr service shares one key,
+    as one data.go.kr account's key serves every service the account applied for."""
     owner = "data.go.kr account" if kopa.gateway == "datagokr" else kopa.platform
     digest = hashlib.sha512(f"kopa-gen sandbox key for {owner}".encode()).digest()
-    for candidate in (digest.hex()[:40], digest.hex()[:32], base64.b64encode(digest).decode()):
+    digits = str(int.from_bytes(digest, "big"))
+    shapes = (digest.hex()[:40], digest.hex()[:32], base64.b64encode(digest).decode())
+    for candidate in (*shapes, *(digits[:n] for n in range(1, 41))):
         try:
             if re.fullmatch(kopa.auth.key_pattern, candidate):
                 return candidate
