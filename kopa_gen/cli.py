@@ -98,6 +98,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    """argparse type: a TCP port, 1-65535."""
+    value = positive_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1-65535, got {value}")
+    return value
+
+
 def json_object(text: str) -> dict[str, Any]:
     """argparse type: tool arguments as one JSON object."""
     try:
@@ -233,8 +241,15 @@ def cmd_sandbox_serve(args: argparse.Namespace) -> int:
     from kopa_gen.sandbox.config import Faults, SandboxConfig, sandbox_key
     from kopa_gen.sandbox.local import open_sandbox
 
+    if args.workers > 1 and not args.no_limits:
+        raise UsageError(
+            "--workers > 1 needs --no-limits (each worker process would count quotas and rates "
+            "on its own); add --no-limits or serve with one worker"
+        )
     project = _project(args)
-    config = SandboxConfig(seed=args.seed or 0, faults=Faults(rate=args.faults), limits=not args.no_limits)
+    config = SandboxConfig(
+        seed=args.seed or 0, faults=Faults(rate=args.faults), limits=not args.no_limits, threads=args.threads
+    )
     sandbox = open_sandbox(project, config, args.world_seed)
     base = f"http://{args.host}:{args.port}"
     encoded = False
@@ -252,6 +267,19 @@ def cmd_sandbox_serve(args: argparse.Namespace) -> int:
             "data.go.kr 'Encoding' key is; an HTTP client's params= argument encodes the plain key itself",
             flush=True,
         )
+    if args.workers > 1:
+        from kopa_gen.sandbox.serve import SETTINGS, settings
+
+        os.environ[SETTINGS] = settings(project.root, config, args.world_seed)
+        uvicorn.run(
+            "kopa_gen.sandbox.serve:app",
+            factory=True,
+            workers=args.workers,
+            host=args.host,
+            port=args.port,
+            log_level="warning",
+        )
+        return 0
     uvicorn.run(sandbox.app, host=args.host, port=args.port, log_level="warning")
     return 0
 
@@ -261,6 +289,10 @@ def cmd_call(args: argparse.Namespace) -> int:
 
     project = _project(args)
     platform = project.platform(args.platform)
+    if not any(op.tool == args.tool for op in platform.operations):
+        raise UsageError(
+            f"{platform.id} has no tool {args.tool!r}; `kopa-gen tools {platform.id}` lists them"
+        )
     arguments = args.arguments
 
     async def run() -> Any:
@@ -294,8 +326,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from kopa_gen.evaluate.runner import EvalConfig, failed_infrastructure, print_progress, run_eval
 
     if args.k is not None and args.k < 1:
-        print(f"kopa-gen eval: --k must be at least 1, got {args.k}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--k must be at least 1, got {args.k}")
     name = args.policy or ("openai" if args.base_url else None)
     if name is None:
         raise UsageError(
@@ -335,8 +366,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             run_eval(project, config, print_progress, warn=lambda line: print(line, file=sys.stderr))
         )
     except RunFolderError as exc:
-        print(f"kopa-gen eval: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from exc
     print_summary(records, args.k)
     print(f"episodes: {out / 'episodes.jsonl'}")
     down = failed_infrastructure(records)
@@ -366,17 +396,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     from kopa_gen.evaluate.rundir import read_episodes, read_manifest
 
     if args.k is not None and args.k < 1:
-        print(f"kopa-gen report: --k must be at least 1, got {args.k}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--k must be at least 1, got {args.k}")
     runs: dict[str, RunData] = {}
     for folder in map(Path, args.runs):
         episodes = folder / "episodes.jsonl"
         if not episodes.exists():
-            print(
-                f"kopa-gen report: {episodes} not found; run `kopa-gen eval --out {folder}` first",
-                file=sys.stderr,
-            )
-            return 2
+            raise UsageError(f"{episodes} not found; run `kopa-gen eval --out {folder}` first")
         read = read_episodes(episodes)
         for line in read.warnings:
             print(line, file=sys.stderr)
@@ -403,8 +428,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             probe(project, args.task, args.answer, Path(args.calls) if args.calls else None, args.seed)
         )
     except ProbeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from exc
     print(json.dumps(verdict, ensure_ascii=False, indent=1))
     return 0 if verdict["reward"] else 1
 
@@ -518,10 +542,9 @@ def cmd_train_export(args: argparse.Namespace) -> int:
             sft=not args.no_sft,
         )
     except ExportError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from exc
     write_tool_config(project, sorted(p.id for p in project.platforms), out / "tools.yaml")
-    write_agent_loop_config(out / "agent_loops.yaml", str(project.root))
+    write_agent_loop_config(out / "agent_loops.yaml")  # no machine path: workers get KOPA_GEN_ROOT
     print(format_stats(stats))
     print(
         f"wrote {out}/: train/val.parquet, sft_train/sft_val.parquet, tools.yaml, agent_loops.yaml, export.json"
@@ -537,13 +560,12 @@ def cmd_train_launch(args: argparse.Namespace) -> int:
     try:
         overrides = build(args.model, args.engine, Path(args.data_dir), args.overrides)
     except LaunchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from exc
     return launch(args.kind, overrides, dry_run=args.dry_run, out=Path(args.out) if args.out else None)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from kopa_gen.demo import run_demo
+    from kopa_gen.demo import DemoFailed, run_demo
 
     args.check = False
     args.force = False
@@ -552,7 +574,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     code = cmd_build(args)
     if code:
         return code
-    return asyncio.run(run_demo(_project(args)))
+    try:
+        return asyncio.run(run_demo(_project(args)))
+    except DemoFailed as exc:
+        print(f"kopa-gen demo: error: {exc}", file=sys.stderr)
+        return 1
 
 
 def cmd_new_platform(args: argparse.Namespace) -> int:
@@ -563,8 +589,7 @@ def cmd_new_platform(args: argparse.Namespace) -> int:
     try:
         written = new_platform(root, args.id, args.family, args.domain)
     except ScaffoldError as exc:
-        print(f"kopa-gen new: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from exc
     for path in written:
         print(f"wrote {path.relative_to(root).as_posix()}")
     print(
@@ -591,7 +616,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("platforms", nargs="+", metavar="platform", help="platform ids (see `kopa-gen tools`)")
     s.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="MCP transport")
     s.add_argument("--host", default="127.0.0.1", help="with --transport http: address to listen on")
-    s.add_argument("--port", type=int, default=8000, help="with --transport http: port")
+    s.add_argument("--port", type=_port, default=8000, help="with --transport http: port")
     s.add_argument(
         "--live", action="store_true", help="call the real service with the key from the environment"
     )
@@ -601,7 +626,7 @@ def main(argv: list[str] | None = None) -> int:
     sbs = sb.add_subparsers(dest="sandbox_command", required=True)
     ss = sbs.add_parser("serve", help="serve all platforms on loopback for any HTTP client")
     ss.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    ss.add_argument("--port", type=int, default=8765, help="port")
+    ss.add_argument("--port", type=_port, default=8765, help="port")
     ss.add_argument(
         "--faults", type=float, default=0.0, help="share of requests that fail transiently (seeded)"
     )
@@ -610,6 +635,18 @@ def main(argv: list[str] | None = None) -> int:
         "--world-seed", type=int, default=None, help="world seed (default: specs/world/world.yaml)"
     )
     ss.add_argument("--no-limits", action="store_true", help="do not enforce quotas and rate limits")
+    ss.add_argument(
+        "--threads",
+        action="store_true",
+        help="answer world reads in a thread pool (pays off for heavy queries; light ones are faster on the event "
+        "loop, where no thread waits for the GIL)",
+    )
+    ss.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="server processes sharing the port (more than 1 needs --no-limits: quotas are counted per process)",
+    )
     ss.set_defaults(func=cmd_sandbox_serve)
 
     c = sub.add_parser("call", help="call one tool and print its result")
@@ -815,11 +852,15 @@ def main(argv: list[str] | None = None) -> int:
         ["kopa-gen", args.command]
         + [
             getattr(args, a)
-            for a in ("sandbox_command", "edge_command", "train_command")
+            for a in ("sandbox_command", "edge_command", "train_command", "what")
             if getattr(args, a, None)
         ]
     )
     try:
+        if args.root and not (Path(args.root) / "specs").is_dir():
+            raise UsageError(
+                f"--root {args.root} holds no specs/ folder; give the folder of a kopa-gen project"
+            )
         result: int = args.func(args)
         return result
     except SpecError as exc:
@@ -832,6 +873,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyError as exc:  # an unknown platform, tool or task named on the command line
         print(f"{prog}: error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    except (
+        SystemExit
+    ) as exc:  # a module that stops with a sentence (e.g. a missing input file): one line, exit 2
+        if not isinstance(exc.code, str):
+            raise
+        print(f"{prog}: error: {exc.code}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `kopa-gen tools | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

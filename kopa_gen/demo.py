@@ -16,6 +16,10 @@ from kopa_gen.project import Project
 from kopa_gen.sandbox.local import open_sandbox, sandbox_client
 
 
+class DemoFailed(Exception):
+    """A step of the demo chain answered with a tool error (the sandbox or a generated server is broken)."""
+
+
 async def run_demo(project: Project) -> int:
     sandbox = open_sandbox(project)
     async with AsyncExitStack() as stack:
@@ -32,7 +36,7 @@ async def run_demo(project: Project) -> int:
             ms = (time.perf_counter() - start) * 1000
             text = " ".join(getattr(block, "text", "") for block in result.content)
             if result.is_error:
-                raise SystemExit(f"demo failed at {tool}({args}): {text}")
+                raise DemoFailed(f"demo failed at {tool}({args}): {text}")
             data: dict[str, Any] = result.structured_content or {}
             shown = f"total {data['total_count']}" if "total_count" in data else "record"
             print(f"  {tool:32} {str(args)[:70]:72} -> {shown} ({ms:.1f} ms)")

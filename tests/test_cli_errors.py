@@ -101,6 +101,35 @@ def one_line(result: subprocess.CompletedProcess[str]) -> str:
             ["eval", "--policy", "oracle", "--judge-base-url", "http://127.0.0.1:9/v1"],
             "kopa-gen eval: error: --judge-base-url needs --judge-model",
         ),
+        (
+            ["report", "runs/no-such-run"],
+            "kopa-gen report: error: runs/no-such-run/episodes.jsonl not found; "
+            "run `kopa-gen eval --out runs/no-such-run` first",
+        ),
+        (["eval", "--policy", "oracle", "--k", "0"], "kopa-gen eval: error: --k must be at least 1, got 0"),
+        (
+            ["new", "platform", "region", "--family", "datagokr"],
+            "kopa-gen new platform: error: specs/platforms/region/openapi.yaml exists; choose another id or remove it",
+        ),
+        (
+            ["sandbox", "serve", "--port", "99999"],
+            "kopa-gen sandbox serve: error: argument --port: a port is 1-65535, got 99999 "
+            "(see kopa-gen sandbox serve --help)",
+        ),
+        (
+            ["edge", "synth", "--graph", "/no/such/graph.json", "--out", "/tmp/kopa-never"],
+            "kopa-gen edge synth: error: /no/such/graph.json not found; run `kopa-gen edge graph --out /no/such` "
+            "first",
+        ),
+        (
+            ["call", "region", "region_no_such_tool", "{}"],
+            "kopa-gen call: error: region has no tool 'region_no_such_tool'; `kopa-gen tools region` lists them",
+        ),
+        (
+            ["--root", "/no/such/root", "tools"],
+            "kopa-gen tools: error: --root /no/such/root holds no specs/ folder; give the folder of a kopa-gen "
+            "project",
+        ),
         (["frobnicate"], None),
     ],
 )

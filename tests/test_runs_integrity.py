@@ -249,3 +249,25 @@ def test_eval_and_report_print_the_same_table(
     code, report, _ = cli(capsys, "report", str(tmp_path))
     assert code == 0 and "(2) |" in printed[-1]
     assert "\n".join(printed) in report, "eval and report agree on k"
+
+
+def test_a_judge_that_is_down_leaves_the_episode_ungraded_and_retried(
+    project: Project, world: BuiltWorld, tmp_path: Path
+) -> None:
+    """do-nothing on fin-001 leaves nothing the rules can read, so the judge decides; when the judge cannot be
+    reached the episode is failed-infrastructure (not a model failure) and runs again on resume."""
+
+    def config(base_url: str) -> EvalConfig:
+        judge = {"base_url": base_url, "model": "j", "api_key_env": "KOPA_TEST_NO_KEY", "retries": 1}
+        judge["backoff_s"] = 0.0
+        return EvalConfig(policy="do-nothing", out=tmp_path, rollouts=1, tasks=["fin-001"], judge=judge)
+
+    with ChatDouble([Fail(503), Fail(503)]) as down:
+        (record,) = asyncio.run(run_eval(project, config(down.base_url)))
+        assert down.remaining == 0
+    assert record["stop_reason"] == "infrastructure" and record["reward"] is False
+    assert "LLM judge could not grade" in record["error"] and "HTTP 503" in record["error"]
+    with ChatDouble([Reply(content="YES")]) as up:
+        (record,) = asyncio.run(run_eval(project, config(up.base_url)))
+        assert len(up.requests) == 1, "the ungraded episode runs again on resume"
+    assert record["stop_reason"] != "infrastructure" and record["reward"] is True

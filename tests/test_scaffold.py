@@ -117,5 +117,5 @@ def test_the_cli_prints_the_next_steps(tmp_path: Path) -> None:
     assert again.returncode == 2 and "Traceback" not in again.stderr
     assert (
         again.stderr.strip()
-        == "kopa-gen new: specs/platforms/newp/openapi.yaml exists; choose another id or remove it"
+        == "kopa-gen new platform: error: specs/platforms/newp/openapi.yaml exists; choose another id or remove it"
     )

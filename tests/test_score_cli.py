@@ -66,19 +66,24 @@ def test_bad_input_is_one_line(
 ) -> None:
     task_id = project.tasks[0][1].id
     code, _, err = score(capsys, "zzz-999", "--answer", "x")
-    assert code == 2 and err.startswith("error: unknown task 'zzz-999'; known: ") and err.count("\n") == 1
+    assert (
+        code == 2
+        and err.startswith("kopa-gen score: error: unknown task 'zzz-999'; known: ")
+        and err.count("\n") == 1
+    )
     broken = tmp_path / "broken.json"
     broken.write_text("{not json", encoding="utf-8")
     code, _, err = score(capsys, task_id, "--answer", "x", "--calls", str(broken))
     assert (
         code == 2
         and err
-        == f"error: call log {broken} is neither JSON nor JSON Lines (line 1: Expecting property name enclosed in double quotes)\n"
+        == f"kopa-gen score: error: call log {broken} is neither JSON nor JSON Lines (line 1: Expecting property name enclosed in double quotes)\n"
     )
     code, _, err = score(capsys, task_id, "--answer", "x", "--calls", str(tmp_path / "missing.json"))
     assert (
         code == 2
-        and err == f"error: cannot read call log {tmp_path / 'missing.json'}: No such file or directory\n"
+        and err
+        == f"kopa-gen score: error: cannot read call log {tmp_path / 'missing.json'}: No such file or directory\n"
     )
     shapeless = tmp_path / "shapeless.json"
     shapeless.write_text('{"calls": [{"name": "x"}]}', encoding="utf-8")

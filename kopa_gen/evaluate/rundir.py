@@ -160,7 +160,9 @@ def _identity(manifest: dict[str, Any], name: str) -> Any:
     value = manifest.get(name)
     if name == "task_set" and isinstance(value, dict):  # which set, not which of its tasks ran so far
         return {k: v for k, v in value.items() if k != "hash"}
-    if name == "policy_options" and isinstance(value, dict):  # the model, wherever it is served from now
+    if name in ("policy_options", "judge") and isinstance(
+        value, dict
+    ):  # the model, wherever it is served now
         return {k: v for k, v in value.items() if k != "base_url"}
     return value
 

@@ -107,8 +107,15 @@ async def run_episode(
         first = score_episode(task, fixture, episode.final_message, state, calls, episode.turns)
         if first.response is not None and not first.response.readable and episode.final_message:
             from kopa_gen.evaluate.judge import OpenAIJudge
+            from kopa_gen.policies.openai import EndpointDown
 
-            judged = await OpenAIJudge(**config.judge).judge(task.query, task.answer, episode.final_message)
+            try:
+                judged = await OpenAIJudge(**config.judge).judge(
+                    task.query, task.answer, episode.final_message
+                )
+            except EndpointDown as exc:  # ungraded, not failed: the run retries it on resume
+                episode.stop_reason = "infrastructure"
+                episode.error = f"the LLM judge could not grade the answer: {exc}"
     score = score_episode(task, fixture, episode.final_message, state, calls, episode.turns, judged)
     return {
         "key": episode_key(task.id, seed, rollout),
