@@ -236,3 +236,28 @@ def test_resolve_stage_replaces_a_verified_different_answer(
     records = asyncio.run(run_eval(task_set, EvalConfig(policy="oracle", out=tmp_path / "run", rollouts=1)))
     assert [r["reward"] for r in records] == [1]
     assert json.loads((tmp_path / "synth.json").read_text())[new.id]["replaced"]["by"] == "openai"
+
+
+def test_graph_svg_labels_fit_and_do_not_overlap(project: Project) -> None:
+    """Every tool's label, written along its radius, lies inside the canvas, and neighbouring tools on the circle
+    are at least one font height apart (so their labels cannot overlap), for every tool the specs define."""
+    import math
+    import re
+
+    from kopa_gen.edge.picture import CHAR_PX, FONT_PX, to_svg
+
+    tools = [{"name": op.tool, "platform": p.id} for p in project.platforms for op in p.operations]
+    svg = to_svg({"tools": tools, "edges": [], "seed": 0, "scorer": "offline"})
+    width, height = (float(v) for v in re.search(r'viewBox="0 0 (\d+) (\d+)"', svg).groups())  # type: ignore[union-attr]
+    circles = [(float(x), float(y)) for x, y in re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)"', svg)]
+    labels = re.findall(
+        r'<text x="([\d.]+)" y="([\d.]+)" text-anchor="(start|end)"[^>]*rotate\(([-\d.]+)[^>]*>([^<]+)<', svg
+    )
+    assert len(circles) == len(labels) == len(tools)
+    for x, y, anchor, degrees, name in labels:
+        length = len(name) * CHAR_PX * (1 if anchor == "start" else -1)
+        end_x = float(x) + length * math.cos(math.radians(float(degrees)))
+        end_y = float(y) + length * math.sin(math.radians(float(degrees)))
+        assert 0 <= end_x <= width and 0 <= end_y <= width <= height, name
+    gaps = [math.dist(a, b) for a, b in zip(circles, circles[1:] + circles[:1], strict=True)]
+    assert min(gaps) >= FONT_PX

@@ -10,7 +10,10 @@ from typing import Any
 
 import networkx as nx
 
-PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
+PALETTE = [
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#d62728", "#393b79",
+    "#637939", "#7b4173", "#e7969c", "#17a589",
+]  # fmt: skip
 
 
 def to_networkx(doc: dict[str, Any], kept_only: bool = False) -> nx.DiGraph[str]:
@@ -30,16 +33,27 @@ def _colour(mean: float) -> str:
     return f"#{red:02x}{green:02x}40"
 
 
-def to_svg(doc: dict[str, Any], size: int = 1100) -> str:
+FONT_PX = 10
+CHAR_PX = 6.5
+"""Widest advance of one character of a tool name at FONT_PX in a sans-serif font (tool names are ASCII)."""
+
+
+def to_svg(doc: dict[str, Any]) -> str:
+    """Tools on a circle, each label written outward along its radius (so neighbours never overlap: the circle is
+    made large enough for one font height between two tools), and a canvas large enough for the longest label."""
     g = to_networkx(doc)
     platforms = sorted({d["platform"] for _, d in g.nodes(data=True)})
     order = sorted(g.nodes, key=lambda n: (g.nodes[n]["platform"], n))
     pos = nx.circular_layout(nx.path_graph(order))  # positions in the given order: platforms stay together
-    half, radius = size / 2, size * 0.36
+    radius = max(300.0, len(order) * (FONT_PX + 3) / (2 * math.pi))
+    longest = max((len(n) for n in order), default=0) * CHAR_PX
+    half = radius + 8 + longest + 20
+    size = int(2 * half)
     xy = {n: (half + radius * float(pos[n][0]), half + radius * float(pos[n][1])) for n in order}
+    height = size + 14 * (len(platforms) + 2) + 10  # the legend goes below the circle
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" font-family="sans-serif" '
-        f'font-size="10"><rect width="100%" height="100%" fill="white"/>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{height}" viewBox="0 0 {size} {height}" '
+        f'font-family="sans-serif" font-size="{FONT_PX}"><rect width="100%" height="100%" fill="white"/>',
         '<defs><marker id="a" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" '
         'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#555"/></marker></defs>',
     ]
@@ -65,9 +79,14 @@ def to_svg(doc: dict[str, Any], size: int = 1100) -> str:
         colour = PALETTE[platforms.index(g.nodes[n]["platform"]) % len(PALETTE)]
         angle = math.atan2(y - half, x - half)
         tx, ty = x + 8 * math.cos(angle), y + 8 * math.sin(angle)
-        anchor = "start" if math.cos(angle) >= 0 else "end"
+        right = math.cos(angle) >= 0  # labels on the left are turned half a circle so they read left to right
+        degrees = math.degrees(angle) if right else math.degrees(angle) + 180
+        anchor = "start" if right else "end"
         parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{colour}"><title>{n}</title></circle>')
-        parts.append(f'<text x="{tx:.1f}" y="{ty:.1f}" text-anchor="{anchor}">{html.escape(n)}</text>')
+        parts.append(
+            f'<text x="{tx:.1f}" y="{ty:.1f}" text-anchor="{anchor}" dominant-baseline="middle" '
+            f'transform="rotate({degrees:.2f} {tx:.1f} {ty:.1f})">{html.escape(n)}</text>'
+        )
     kept = sum(1 for _, _, d in g.edges(data=True) if d["status"] == "kept")
     legend = [
         f"G*: {kept} kept / {g.number_of_edges()} skeleton edges, seed {doc['seed']}, scorer {doc['scorer']}",
@@ -75,7 +94,7 @@ def to_svg(doc: dict[str, Any], size: int = 1100) -> str:
     ] + [f"● {p}" for p in platforms]
     for i, text in enumerate(legend):
         fill = PALETTE[(i - 2) % len(PALETTE)] if i >= 2 else "#222"
-        parts.append(f'<text x="12" y="{18 + 14 * i}" fill="{fill}">{html.escape(text)}</text>')
+        parts.append(f'<text x="12" y="{size + 4 + 14 * i}" fill="{fill}">{html.escape(text)}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
