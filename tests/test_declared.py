@@ -223,6 +223,11 @@ W = "specs/world/toy.yaml"
          "tables[2].columns[9].gen.date[1]: stations: 'yesterday': write YYYY-MM-DD, today, today-N or today+N"),
         (edited(STATIONS, age_days={"sql": "julianday(openned)"}),
          "tables[2].columns[11].gen.sql: stations: no such column: openned"),
+        (edited(STATIONS, keeper={"ref": "regions.name", "by": "kind"}),
+         "tables[2].columns[6].gen.by: stations: by: 'kind' is not a `ref` column of stations (without `by` of "
+         "its own)"),
+        (edited(STATIONS, keeper={"person": "full", "by": "region_cd"}),
+         "tables[2].columns[6].gen: `by` goes with `ref` (the table whose row the other column points at)"),
         (edited(READINGS, stn_id={"parent": "stn"}),
          "tables[2].columns[0].gen.parent: readings: 'stations' has no column 'stn'; it has stn_no, stn_id, "
          "kind, price_cls, region_cd, addr, keeper, height, temp, opened, memo, age_days"),
@@ -235,3 +240,12 @@ def test_broken_declarations_name_their_place(tmp_path: Path, table: dict[str, A
         expected = expected.replace("tables[2]", "tables[3]")
     path, message = expected.split(": ", 1)
     assert any(line.startswith(W) and line.endswith(f"{path}: error: {message}") for line in found), found
+
+
+def test_ref_by_takes_the_row_another_column_points_at(tmp_path: Path) -> None:
+    """`by` ties a column to the row an earlier `ref` drew: every station's district name is its district's."""
+    stations = edited(STATIONS, keeper={"ref": "regions.name", "by": "region_cd"})
+    db = build(tmp_path, world_with(REGIONS, stations))
+    pairs = rows(db, "SELECT s.keeper, r.name FROM stations s JOIN regions r ON r.region_cd = s.region_cd")
+    assert len(pairs) == 40 and all(keeper == name for keeper, name in pairs)
+    assert len({keeper for keeper, _ in pairs}) > 5, "drawn per row, not one value for all"

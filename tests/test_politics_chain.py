@@ -118,3 +118,34 @@ def test_every_district_has_one_winner_with_the_most_votes(world: BuiltWorld) ->
         " nec_candidates c WHERE c.elected = 1 AND c.name = m.HG_NM AND c.ORIG_NM = m.ORIG_NM)"
     ).fetchone() == (300, 254)
     db.close()
+
+
+BILL_NAMES = ("BILL_NAME", "BILL_NM")
+MEMBER_NAMES = {"MONA_CD": "HG_NM", "NAAS_CD": "NAAS_NM", "RST_MONA_CD": "RST_PROPOSER"}
+
+
+def test_every_bill_and_member_dataset_agrees_with_the_assembly(world: BuiltWorld) -> None:
+    """A bill is the same bill in every dataset that shows it, and a member code goes with that member's name:
+    checked on the rows of every assembly tool's table, against assembly_bills and assembly_members."""
+    project = repository_project()
+    tables = {op.source.table for op in project.platform("assembly").operations}
+    db = sqlite3.connect(f"file:{world.path}?mode=ro", uri=True)
+    checked = 0
+    for table in sorted(tables):
+        columns = {r[1] for r in db.execute(f'PRAGMA table_info("{table}")')}
+        for name in (c for c in BILL_NAMES if c in columns and "BILL_ID" in columns):
+            wrong = db.execute(
+                f'SELECT COUNT(*) FROM "{table}" t JOIN assembly_bills b ON b.BILL_ID = t.BILL_ID '
+                f'WHERE t."{name}" != b.BILL_NAME'
+            ).fetchone()[0]
+            assert wrong == 0, f"{table}.{name}: {wrong} rows name another bill than their BILL_ID"
+            checked += 1
+        for code, name in MEMBER_NAMES.items():
+            if code in columns and name in columns:
+                wrong = db.execute(
+                    f'SELECT COUNT(*) FROM "{table}" t JOIN assembly_members m ON m.MONA_CD = t."{code}" '
+                    f'WHERE t."{name}" != m.HG_NM'
+                ).fetchone()[0]
+                assert wrong == 0, f"{table}.{name}: {wrong} rows name another member than their {code}"
+                checked += 1
+    assert checked >= 10

@@ -107,6 +107,12 @@ class ColumnGen(StrictModel):
     clamp: list[float] | None = Field(default=None, min_length=2, max_length=2, description="[low, high].")
     format: str = Field(default="%Y%m%d", description="date: strftime format.")
     where: str | None = Field(default=None, description="ref: an SQL condition on the referenced table.")
+    by: str | None = Field(
+        default=None,
+        description="ref: take the value from the row another column of this row already points at: that "
+        "column's name, itself a `ref` to the same table (NAAS_NM: {ref: assembly_members.HG_NM, by: NAAS_CD}, "
+        "so a member's name goes with the member's code).",
+    )
     weight: str | None = Field(default=None, description="ref: a numeric column of it to weight the draw by.")
     null: float = Field(default=0.0, ge=0, le=1, description="Fraction of rows left blank (NULL).")
 
@@ -116,6 +122,8 @@ class ColumnGen(StrictModel):
         if len(kinds) != 1:
             said = ", ".join(kinds) if kinds else "none"
             raise ValueError(f"give exactly one generator kind of {', '.join(GEN_KINDS)} (given: {said})")
+        if self.by is not None and self.ref is None:
+            raise ValueError("`by` goes with `ref` (the table whose row the other column points at)")
         return self
 
     @property
@@ -282,6 +290,21 @@ def check_schema(
                 diags.items.append(src.diag((kind, j, "key"), f"key names no column: {', '.join(missing)}"))
 
 
+def by_key(table: Table, column: Column) -> str:
+    """The column of the referenced table that `column`'s `by` column holds: `by` must name a column of this
+    table that is a `ref` to the same table (ValueError otherwise, reported at the column when the world loads)."""
+    gen = column.gen
+    assert gen is not None and gen.ref is not None and gen.by is not None
+    ref_table = gen.ref.split(".", 1)[0]
+    other = next((c for c in table.columns if c.name == gen.by), None)
+    if other is None or other.gen is None or other.gen.ref is None or other.gen.by is not None:
+        raise ValueError(f"by: {gen.by!r} is not a `ref` column of {table.name} (without `by` of its own)")
+    other_table, key = other.gen.ref.split(".", 1)
+    if other_table != ref_table:
+        raise ValueError(f"by: {gen.by!r} refers to {other_table}, not {ref_table}")
+    return key
+
+
 def check_declared(
     src: Source,
     at: tuple[str, int],
@@ -359,6 +382,11 @@ def check_declared(
                 err = sql_ok(f'SELECT "{ref_column}"{weight} FROM "{ref_table}"{where} LIMIT 0')
                 if err:
                     problems.append((here, f"{err} (in where/weight)"))
+            if gen.by is not None:
+                try:
+                    by_key(table, column)
+                except ValueError as exc:
+                    problems.append(((*here, "by"), str(exc)))
         elif kind == "parent":
             if each is None:
                 problems.append(((*here, "parent"), "`parent` needs a `for_each` on the table"))

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any
 
-from kopa_gen.spec.world import Column, ColumnGen, Table
+from kopa_gen.spec.world import Column, ColumnGen, Table, by_key
 from kopa_gen.world.draws import Picker, below
 from kopa_gen.world.registry import DATA, GenContext, Row
 
@@ -111,7 +111,7 @@ def column_draw(ctx: GenContext, table: Table, column: Column) -> Draw | None:
     assert gen is not None
     rng = ctx.rng(f"{table.name}:{column.name}")
     kind = gen.kind
-    if kind == "sql":
+    if kind == "sql" or gen.by is not None:
         return None
     if kind == "value":
         value = gen.value
@@ -265,7 +265,17 @@ def declared_rows(ctx: GenContext, table: Table) -> Iterator[Row]:
 
 
 def derive(db: sqlite3.Connection, table: Table, seed: int, today: dt.date) -> None:
-    """Compute the `sql` columns of a declared table, in column order (one may read an earlier one)."""
+    """Compute the columns a declared table fills after its rows are written: first every `ref ... by` (each
+    reads a `ref` drawn at insert), then the `sql` ones in column order (one may read any of the former or an
+    earlier `sql` column)."""
+    for column in table.columns:
+        if column.gen is not None and column.gen.ref is not None and column.gen.by is not None:
+            ref_table, ref_column = column.gen.ref.split(".", 1)
+            key = by_key(table, column)
+            db.execute(
+                f'UPDATE "{table.name}" SET "{column.name}" = (SELECT r."{ref_column}" FROM "{ref_table}" r '
+                f'WHERE r."{key}" = "{table.name}"."{column.gen.by}")'
+            )
     for column in table.columns:
         if column.gen is not None and column.gen.sql is not None:
             db.execute(
