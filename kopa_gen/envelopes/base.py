@@ -37,6 +37,14 @@ class Page:
     page: int
     size: int
 
+    @staticmethod
+    def of(page: Page | None, record: JSON | None) -> Page:
+        """What an answer lays out as rows: the page, or the record as a page of one (none without either)."""
+        if page is not None:
+            return page
+        rows = [record] if record is not None else []
+        return Page(rows, len(rows), 1, len(rows))
+
 
 @dataclass(frozen=True)
 class Parsed:
@@ -51,6 +59,12 @@ class Parsed:
     record: JSON | None = None
     echo: dict[str, str] = field(default_factory=dict)
     """The request parameters the envelope repeated (`x-kopa.echo`), by envelope field."""
+
+    def shaped(self, shape: str) -> Parsed:
+        """For a `record` operation, the first row as the record (families that always send rows)."""
+        if shape != "record":
+            return self
+        return Parsed(self.code, self.message, record=self.rows[0] if self.rows else None, echo=self.echo)
 
 
 class EnvelopeError(Exception):

@@ -92,16 +92,14 @@ x-kopa:
         key = rows_key(op)
         if code.category in (Category.OK, Category.NO_DATA):
             body.update(echo)
-            rows = page.rows if page is not None else [record] if record is not None else []
-            total = page.total if page is not None else len(rows)
-            size = page.size if page is not None else len(rows)
+            shown = Page.of(page, record)
             body.update(
-                count=total,
-                numOfRows=size,
-                pageNo=page.page if page is not None else 1,
-                pageSize=math.ceil(total / size) if size else 0,
+                count=shown.total,
+                numOfRows=shown.size,
+                pageNo=shown.page,
+                pageSize=math.ceil(shown.total / shown.size) if shown.size else 0,
             )
-            body[key] = rows
+            body[key] = shown.rows
         fmt = platform.kopa.format
         if wire == "json":
             return Reply(200, dumps(body), fmt.json_content_type)
@@ -129,7 +127,7 @@ x-kopa:
                 raise EnvelopeError(f"no <{ROOT}><code> in data.ex.co.kr answer: {body[:120]!r}")
             values = {c.tag: c.text or "" for c in root if c.tag != key}
             rows = [row_of(el, op.row_props) for el in root.findall(key)]
-        parsed = Parsed(
+        return Parsed(
             str(values.get("code", "")),
             str(values.get("message", "")),
             rows=rows,
@@ -137,7 +135,4 @@ x-kopa:
             page=as_int(values.get("pageNo")),
             size=as_int(values.get("numOfRows")),
             echo={name: str(values[name]) for name in echoed if name in values},
-        )
-        if op.kopa.shape == "record":
-            return Parsed(parsed.code, parsed.message, record=rows[0] if rows else None, echo=parsed.echo)
-        return parsed
+        ).shaped(op.kopa.shape)

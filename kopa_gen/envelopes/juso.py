@@ -92,12 +92,10 @@ x-kopa:
         ok = code.category in (Category.OK, Category.NO_DATA)
         rows: list[JSON] | None = None
         if ok:
-            rows = page.rows if page is not None else [record] if record is not None else []
-            total = page.total if page is not None else len(rows)
+            shown = Page.of(page, record)
+            rows = shown.rows
             common.update(
-                countPerPage=str(page.size if page is not None else len(rows)),
-                totalCount=str(total),
-                currentPage=str(page.page if page is not None else 1),
+                countPerPage=str(shown.size), totalCount=str(shown.total), currentPage=str(shown.page)
             )
             common.update(echo)
         fmt = platform.kopa.format
@@ -128,7 +126,7 @@ x-kopa:
                 raise EnvelopeError(f"no <results><common> in juso answer: {body[:120]!r}")
             values = {c.tag: c.text or "" for c in head}
             rows = [row_of(el, op.row_props) for el in root.findall("juso")]
-        parsed = Parsed(
+        return Parsed(
             values.get("errorCode", ""),
             values.get("errorMessage", ""),
             rows=rows,
@@ -136,7 +134,4 @@ x-kopa:
             page=as_int(values.get("currentPage")),
             size=as_int(values.get("countPerPage")),
             echo={name: values[name] for name in echoed if name in values},
-        )
-        if op.kopa.shape == "record":
-            return Parsed(parsed.code, parsed.message, record=rows[0] if rows else None, echo=parsed.echo)
-        return parsed
+        ).shaped(op.kopa.shape)
