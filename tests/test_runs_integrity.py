@@ -271,3 +271,12 @@ def test_a_judge_that_is_down_leaves_the_episode_ungraded_and_retried(
         (record,) = asyncio.run(run_eval(project, config(up.base_url)))
         assert len(up.requests) == 1, "the ungraded episode runs again on resume"
     assert record["stop_reason"] != "infrastructure" and record["reward"] is True
+
+
+def test_an_unknown_task_leaves_no_run_folder(
+    project: Project, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "never"
+    code, _, err = cli(capsys, "eval", "--policy", "oracle", "--tasks", "no-such-task", "--out", str(out))
+    assert code == 2 and err.startswith("kopa-gen eval: error: no task matches ['no-such-task']; known: ")
+    assert err.count("\n") == 1 and not out.exists()

@@ -198,6 +198,7 @@ async def run_eval(
 ) -> list[dict[str, Any]]:
     """Run every missing episode; return the latest record of every episode of the run (old and new). Raises
     RunFolderError when `config.out` holds another run or another eval is writing to it."""
+    selected(project, config.tasks)  # an unknown task is refused before the run folder is made
     with locked(config.out):
         return await _run_locked(project, config, progress, warn or (lambda line: None))
 
