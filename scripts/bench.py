@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import tempfile
 import time
 
@@ -95,8 +96,19 @@ def main() -> None:
     if args.fresh_world:
         with tempfile.TemporaryDirectory() as tmp:
             os.environ["KOPA_GEN_CACHE"] = tmp
-            world = ensure_world(project.world)
-            print(f"world build: {world.seconds:.1f} s, {world.path.stat().st_size / 2**20:.0f} MiB")
+            lines: list[str] = []
+            cpu = time.process_time()
+            world = ensure_world(project.world, progress=lines.append)
+            cpu = time.process_time() - cpu
+            load = ", ".join(f"{x:.1f}" for x in os.getloadavg())  # the machine may be shared: wall vs CPU
+            print(
+                f"world build: {world.seconds:.1f} s ({cpu:.1f} s CPU, load {load}), "
+                f"{world.path.stat().st_size / 2**20:.0f} MiB, peak memory of this process "
+                f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+            )
+            timed = [line for line in lines if line.endswith("s)")]
+            slowest = sorted(timed, key=lambda line: float(line.rsplit("(", 1)[1].rstrip("s)")), reverse=True)
+            print("slowest world tables:\n" + "\n".join(slowest[:8]))
             asyncio.run(latency(project, args.n))
             return
     world = ensure_world(project.world)

@@ -123,3 +123,43 @@ def test_the_cache_keeps_a_bounded_number_of_worlds(tmp_path: Path, cache: Path)
         build(tmp_path / "p", world(extra_price=price))
     assert len(list(cache.glob("world-7-*.sqlite"))) == KEEP + 1
     assert not list(cache.glob("*.tmp*")), "no partial world is left behind"
+
+
+def with_sql_tables(extra_price: int = 0) -> dict[str, Any]:
+    """The toy world plus a query table and a declared table, both reading `fruit`."""
+    spec = world(extra_price=extra_price)
+    spec["tables"] += [
+        {
+            "name": "cheap",
+            "description": "Fruit under 2,400 won, dearest first, filled by one INSERT ... SELECT inside SQLite.",
+            "query": "SELECT code, price FROM fruit WHERE price < 2400 ORDER BY price DESC",
+            "columns": [{"name": "code"}, {"name": "price", "type": "integer"}],
+        },
+        {
+            "name": "stock",
+            "description": "Boxes of each fruit, drawn per row.",
+            "for_each": {"table": "fruit", "count": [1, 3], "order": "code"},
+            "columns": [
+                {"name": "code", "gen": {"parent": "code"}},
+                {"name": "box", "type": "integer", "gen": {"seq": 1}},
+                {"name": "kg", "type": "real", "gen": {"uniform": [1, 9], "decimals": 1, "null": 0.3}},
+                {
+                    "name": "worth",
+                    "type": "integer",
+                    "gen": {"sql": "kg * (SELECT price FROM fruit f WHERE f.code = stock.code)"},
+                },
+            ],
+        },
+    ]
+    return spec
+
+
+def test_a_query_and_a_declared_table_rebuilt_alone_equal_a_cold_build(tmp_path: Path, cache: Path) -> None:
+    build(tmp_path / "p", with_sql_tables())
+    again, path = build(tmp_path / "p", with_sql_tables(extra_price=1000))
+    assert again == ["fruit", "doubled", "cheap", "stock"]  # what read fruit; counted, unrelated reused
+    cold = rows(build(tmp_path / "fresh", with_sql_tables(extra_price=1000))[1])
+    assert rows(path) == cold
+    # 사과 (F01) went from 1,200 to 2,200 won and is now the dearest under 2,400: the query ran again, every row kept
+    assert cold["cheap"] == [("F01", 2200), ("F03", 1500)]
+    assert {code for code, *_ in cold["stock"]} == {"F01", "F02", "F03"}

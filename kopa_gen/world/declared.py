@@ -190,20 +190,20 @@ def _address(ctx: GenContext, rng: random.Random, source: str) -> Draw:
     from kopa_gen.world.generators.neis_places import Place, building_number, load_places, road_name
 
     places: dict[str, Place] = {}
-    inside: dict[str, list[Place]] = {}
+    inside: dict[str, list[Place]] = {}  # district prefix -> its places in code order (a 시도's, once loaded)
     loaded: set[str] = set()
 
     def draw(row: dict[str, Any], n: int) -> str | None:
         code = str(row.get(source) or "")
         if code[:2] not in loaded:
             loaded.add(code[:2])
-            places.update((p.region_cd, p) for p in load_places(ctx, code[:2]))
+            for p in load_places(ctx, code[:2]):
+                places[p.region_cd] = p
+                for cut in (2, 4, 5, 8, 10):  # every length district_prefix returns
+                    inside.setdefault(p.region_cd[:cut], []).append(p)
         found = places.get(code)
         if found is None:
-            prefix = district_prefix(code)
-            if prefix not in inside:
-                inside[prefix] = [p for c, p in places.items() if c.startswith(prefix)] if prefix else []
-            choices = inside[prefix]
+            choices = inside.get(district_prefix(code), [])
             if not choices:
                 return None
             found = choices[int(rng.random() * len(choices))]
@@ -218,25 +218,30 @@ def declared_rows(ctx: GenContext, table: Table) -> Iterator[Row]:
     if table.query is not None:
         yield from ctx.db.execute(table.query)
         return
-    draws = [(c.name, column_draw(ctx, table, c), c.gen) for c in table.columns]
-    blanks = {
-        c.name: ctx.rng(f"{table.name}:{c.name}:null")
+    # per column: its draw (None: NULL until derived), whether it counts per parent, its blanking stream and rate
+    steps = [
+        (
+            c.name,
+            column_draw(ctx, table, c) if c.gen is not None else None,
+            c.gen is not None and c.gen.per_parent,
+            ctx.rng(f"{table.name}:{c.name}:null") if c.gen is not None and c.gen.null > 0 else None,
+            c.gen.null if c.gen is not None else 0.0,
+        )
         for c in table.columns
-        if c.gen is not None and c.gen.null > 0
-    }
-    per_parent = {c.name for c in table.columns if c.gen is not None and c.gen.per_parent}
+    ]
+    ordered = [c.name for c in table.columns]
 
     def fill(parent: dict[str, Any], n: int, local: int) -> Row:
         row: dict[str, Any] = {"parent": parent}
-        for name, draw, gen in draws:
-            if draw is None or gen is None:
+        for name, draw, per_parent, blank, null in steps:
+            if draw is None:
                 row[name] = None
                 continue
-            value = draw(row, local if name in per_parent else n)
-            if name in blanks and blanks[name].random() < gen.null:
+            value = draw(row, local if per_parent else n)
+            if blank is not None and blank.random() < null:
                 value = None
             row[name] = value
-        return tuple(row[c.name] for c in table.columns)
+        return tuple([row[name] for name in ordered])
 
     if table.for_each is None:
         for n in range(1, (table.rows or 0) + 1):

@@ -82,6 +82,7 @@ SYLLABLES = {
     "넷": "NET",
     "온": "ON",
 }
+SYLLABLE_LIST = list(SYLLABLES)  # rng.choice needs a sequence; made once, not per name
 SUFFIXES = (
     "전자 산업 건설 제약 바이오 테크 화학 물산 식품 에너지 소재 시스템 정보통신 모터스 중공업 로직스 글로벌 홀딩스 엔터테인먼트 반도체 금속 섬유 유통 게임즈 헬스케어 파트너스 "
     "인베스트먼트 개발 상사 디자인"
@@ -156,7 +157,7 @@ def person(rng: random.Random) -> str:
 
 def company_name(rng: random.Random) -> tuple[str, str]:
     n = rng.choice((2, 2, 2, 3))
-    parts = [rng.choice(list(SYLLABLES)) for _ in range(n)]
+    parts = [rng.choice(SYLLABLE_LIST) for _ in range(n)]
     suffix = rng.choice(SUFFIXES) if rng.random() < 0.8 else ""
     romanized = "".join(SYLLABLES[p] for p in parts)
     return "".join(parts) + suffix, f"{romanized} {ROMAN.get(suffix, 'CO')}".strip()

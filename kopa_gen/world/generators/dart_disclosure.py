@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from functools import cache
 
 from kopa_gen.world.registry import GenContext
 
@@ -34,6 +35,12 @@ def num(value: int | None) -> str:
 
 def pct(part: float, whole: float, digits: int = 2) -> str:
     return f"{100.0 * part / whole:.{digits}f}" if whole else "0.00"
+
+
+@cache
+def day_key(day: dt.date) -> str:
+    """YYYYMMDD, remembered (a few thousand days, formatted hundreds of thousands of times)."""
+    return f"{day:%Y%m%d}"
 
 
 def kdate(day: dt.date) -> str:
@@ -73,7 +80,7 @@ class ReceiptBook:
                 book[day] = max(book.get(day, 0), int(top) % 10000 if exchange else int(top))
 
     def next(self, day: dt.date, exchange: bool = False) -> str:
-        key = f"{day:%Y%m%d}"
+        key = day_key(day)
         if exchange:
             self.last_exchange[key] = self.last_exchange.get(key, 0) + 1
             return f"{key}80{self.last_exchange[key]:04d}"

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from kopa_gen.spec.world import Table
 from kopa_gen.world.generators.dart_corps import SIZE_BIG, SIZE_SMALL, Corp
-from kopa_gen.world.generators.dart_disclosure import FIRST_DAY, ReceiptBook, weekday
+from kopa_gen.world.generators.dart_disclosure import FIRST_DAY, ReceiptBook, day_key, weekday
 from kopa_gen.world.generators.dart_market import market
 from kopa_gen.world.registry import GenContext, Row, generator
 
@@ -171,5 +171,5 @@ def dart_filings(ctx: GenContext, table: Table) -> Iterator[Row]:
 
     new.sort()
     for day, code, name, filer, rm, ty, detail, exchange in new:
-        out.append((book.next(day, exchange), f"{day:%Y%m%d}", code, name, filer or None, rm, ty, detail))
+        out.append((book.next(day, exchange), day_key(day), code, name, filer or None, rm, ty, detail))
     yield from out
