@@ -1,7 +1,9 @@
 """`kopa-gen sandbox serve` under load (not a test): N concurrent HTTP clients over a real socket, requests/s, p50, p99.
 
-Usage: python scripts/bench_serve.py [--clients 50] [--seconds 10] [--workers 1]
-The mix: stock-price pages at random depths (10 rows), stock prices by part of a short code (`likeSrtnCd`), and the
+Usage: python scripts/bench_serve.py [--clients 50] [--seconds 10] [--workers 1] [--floor]
+`--floor` also measures the same load against a bare uvicorn + Starlette app that answers every request with one
+fixed 2 KB JSON body, under the same server settings: the ceiling this machine, this client and this server stack
+allow before any sandbox work. The mix: stock-price pages at random depths (10 rows), stock prices by part of a short code (`likeSrtnCd`), and the
 legal-district list; keys and paths as the printed table of `kopa-gen sandbox serve` gives them.
 """
 
@@ -15,6 +17,8 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -89,14 +93,35 @@ async def load(mix: list[tuple[str, dict[str, str]]], clients: int, seconds: flo
     return latencies
 
 
-def serve_figures(clients: int = 50, seconds: float = 10.0, workers: int = 1) -> tuple[float, float, float]:
-    """(requests/s, p50 s, p99 s) of `clients` concurrent clients against a fresh `kopa-gen sandbox serve`."""
+def floor_app() -> Any:
+    """The bare server of `--floor`: every path answers the same 2 KB JSON body."""
+    from starlette.applications import Starlette
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    body = b'{"response":{"header":{"resultCode":"00"},"body":{"items":"' + b"x" * 2000 + b'"}}}'
+
+    async def answer(request: Any) -> Response:
+        return Response(body, media_type="application/json")
+
+    return Starlette(routes=[Route("/{rest:path}", answer)])
+
+
+def serve_figures(
+    clients: int = 50, seconds: float = 10.0, workers: int = 1, floor: bool = False
+) -> tuple[float, float, float]:
+    """(requests/s, p50 s, p99 s) of `clients` concurrent clients against a fresh `kopa-gen sandbox serve` (or,
+    with `floor`, the bare app of `floor_app` served by uvicorn the same way)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     cmd = [sys.executable, "-m", "kopa_gen", "sandbox", "serve", "--no-limits", "--port", str(port)]
     if workers > 1:
         cmd += ["--workers", str(workers)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=os.environ.copy())
+    if floor:
+        cmd = [sys.executable, "-m", "uvicorn", "--factory", "bench_serve:floor_app", "--port", str(port)]
+        cmd += ["--log-level", "warning", "--workers", str(workers)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env)
     try:
         mix = requests(base)
         deadline = time.monotonic() + 120
@@ -126,12 +151,19 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--floor", action="store_true", help="also measure a bare server under the same load")
     args = parser.parse_args()
     rps, p50, p99 = serve_figures(args.clients, args.seconds, args.workers)
     print(
         f"sandbox serve, {args.clients} clients, {args.workers} worker(s): {rps:,.0f} requests/s, "
         f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms   (goal >= 2,000 requests/s, p99 <= 50 ms)"
     )
+    if args.floor:
+        rps, p50, p99 = serve_figures(args.clients, args.seconds, args.workers, floor=True)
+        print(
+            f"floor (bare uvicorn + Starlette, fixed body), same load: {rps:,.0f} requests/s, "
+            f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms"
+        )
 
 
 if __name__ == "__main__":

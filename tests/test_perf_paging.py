@@ -148,3 +148,40 @@ def test_a_tie_in_the_order_falls_back_to_offset() -> None:
                     assert got == want
                 else:  # ties: the same rows in some order of the tied keys
                     assert [r["k"] for r in got] == [r["k"] for r in want]
+
+
+def test_whole_table_bookmarks_are_scanned_once_per_world(tmp_path: Path) -> None:
+    """The bookmarks and the total of an unfiltered list are kept next to the world: a later process (a new store
+    over the same world) pages from them without scanning or counting the table, and serves the same pages as
+    OFFSET paging."""
+    rows = [(f"k{i % 17:02d}", i) for i in range(200)]
+
+    def world() -> sqlite3.Connection:
+        db = sqlite3.connect(":memory:")
+        db.execute("CREATE TABLE t (k TEXT, v INTEGER)")
+        db.executemany("INSERT INTO t VALUES (?, ?)", rows)
+        return db
+
+    order = [Order(column="k"), Order(column="v", desc=True)]
+    offsets = range(0, 205, 9)
+    first = WorldStore(world(), stride=4, exact=8, files_dir=tmp_path)
+    scanned = [first.select("t", ["k", "v"], [], {}, order, 5, offset) for offset in offsets]
+    assert first.count("t", [], {}) == len(rows)
+    assert len(list(tmp_path.glob("order-t-*.json"))) == 1
+    db = world()
+    statements: list[str] = []
+    db.set_trace_callback(statements.append)
+    later = WorldStore(db, stride=4, exact=8, files_dir=tmp_path)
+    kept = [later.select("t", ["k", "v"], [], {}, order, 5, offset) for offset in offsets]
+    want = [select_rows(world(), "t", ["k", "v"], [], {}, order, 5, offset) for offset in offsets]
+    assert kept == scanned == want
+    assert statements and all("LIMIT" in sql for sql in statements), statements  # no scan without a LIMIT
+    statements.clear()
+    assert later.count("t", [], {}) == len(rows) and not statements  # the total is kept too
+    # the first page, too, starts from the first bookmark (a range seek), not from a LIMIT over the sorted table
+    assert later.select("t", ["k", "v"], [], {}, order, 5, 0) == want[0]
+    assert statements and all(' WHERE "k" ' in sql and "OFFSET" not in sql for sql in statements), statements
+    # another stride is another set of bookmarks, not the kept one
+    other = WorldStore(world(), stride=8, exact=8, files_dir=tmp_path)
+    assert [other.select("t", ["k", "v"], [], {}, order, 5, offset) for offset in offsets] == want
+    assert len(list(tmp_path.glob("order-t-*.json"))) == 2

@@ -16,10 +16,10 @@ from urllib.parse import quote, unquote
 
 import httpx
 
-from kopa_gen.client.bulk import BulkRows, parse_bulk_file
+from kopa_gen.client.bulk import MEMBER_ARGS, BulkRows, member_rows, parse_bulk_file
 from kopa_gen.client.errors import PlatformError, ToolArgumentError, redact
 from kopa_gen.envelopes import Wire, family
-from kopa_gen.envelopes.base import JSON, EnvelopeError, Parsed, coerce
+from kopa_gen.envelopes.base import JSON, EnvelopeError, Parsed, coerce, coerce_rows
 from kopa_gen.envelopes.gateway import parse_gateway
 from kopa_gen.spec.kopa import Category
 from kopa_gen.spec.platform import Operation, Platform
@@ -223,7 +223,12 @@ class PlatformClient:
 
     def _result(self, op: Operation, parsed: Parsed, params: Mapping[str, Any]) -> Result:
         props = op.row_props
-        rows = [coerce(props, r) for r in parsed.rows]
+        rows = coerce_rows(props, parsed.rows)
+        if op.kopa.groups is not None:
+            # a grouped row holds its own group's fields only, not every group's blanks
+            rows = [
+                {k: v for k, v in row.items() if k in raw} for row, raw in zip(rows, parsed.rows, strict=True)
+            ]
         record = coerce(props, parsed.record) if parsed.record is not None else None
         page, size = self._paging(op, params)
         return Result(
@@ -248,6 +253,14 @@ class PlatformClient:
         filtered and paged locally with the tool's `local_filters`."""
         spec = op.kopa.file
         assert spec is not None
+        if spec.per_row:  # one small file per request (document.xml): fetched each call, not kept
+            sent = {k: v for k, v in params.items() if k not in MEMBER_ARGS}
+            body = await self._retrying(lambda: self._fetch_zip(op, sent))
+            if isinstance(body, Parsed):  # no file for these parameters (OpenDART's 014): an empty answer
+                return Result(body.code, body.message, rows=[], total=0, page=1, page_size=0)
+            rows = member_rows(op, body, params)
+            ok = self.platform.code(self.platform.kopa.answers.ok)
+            return Result(ok.code, ok.message, rows=rows, total=len(rows), page=1, page_size=len(rows))
         if op.operation_id not in self._files:
             async with self._file_locks.setdefault(op.operation_id, asyncio.Lock()):
                 if op.operation_id not in self._files:  # another call may have downloaded it meanwhile
@@ -261,14 +274,18 @@ class PlatformClient:
 
     async def _download(self, op: Operation) -> BulkRows:
         body = await self._retrying(lambda: self._fetch_zip(op))
+        assert isinstance(body, bytes)  # without params a non-ZIP answer raises
         return parse_bulk_file(op, body)
 
-    async def _fetch_zip(self, op: Operation) -> bytes:
-        response = await self._http_send(op, self.request(op, {}, "xml"))
+    async def _fetch_zip(self, op: Operation, params: Mapping[str, Any] | None = None) -> bytes | Parsed:
+        """The ZIP; or, for a per-row file (document.xml), the no-data answer when there is none."""
+        response = await self._http_send(op, self.request(op, params or {}, "xml"))
         if response.content[:2] == b"PK":
             return response.content
         # ZIP endpoints answer errors as XML <result><status/><message/></result>; clients sniff the `PK` magic.
-        self._parse(op, response.content, "xml")
+        parsed = self._parse(op, response.content, "xml")
+        if params is not None:
+            return parsed
         raise PlatformError(
             self.platform.id, op.operation_id, "envelope", "neither a ZIP nor an error", Category.SERVER
         )

@@ -127,7 +127,7 @@ x-kopa:
                     "totalCount": page.total,
                     **echo,
                 }
-            return Reply(200, dumps({"response": response}), fmt.json_content_type)
+            return Reply(200, dumps({"response": response}, op), fmt.json_content_type)
         root = ET.Element("response")
         head = add(root, "header")
         add(head, "resultCode", code.code)

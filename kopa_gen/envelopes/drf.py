@@ -222,7 +222,7 @@ x-kopa:
                 tag, sentence = lay.not_found or ("Law", code.message)
                 return self._sentence(platform, tag, sentence, wire)
             if wire == "json":
-                return Reply(200, dumps({lay.root: to_json(record, op.row_props)}), fmt.json_content_type)
+                return Reply(200, dumps({lay.root: to_json(record, op.row_props)}, op), fmt.json_content_type)
             doc = ET.Element(lay.root)
             add_fields(doc, record, op.row_props)
             return Reply(200, xml_bytes(doc), fmt.xml_content_type)
@@ -241,7 +241,7 @@ x-kopa:
         rows = numbered(rows, op.row_props, (at - 1) * size + 1)
         if wire == "json":
             body = {lay.root: {**head, lay.item: [to_json(r, op.row_props) for r in rows]}}
-            return Reply(200, dumps(body), fmt.json_content_type)
+            return Reply(200, dumps(body, op), fmt.json_content_type)
         root = ET.Element(lay.root)
         for key, value in head.items():
             add(root, key, value)

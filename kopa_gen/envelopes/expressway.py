@@ -102,7 +102,7 @@ x-kopa:
             body[key] = shown.rows
         fmt = platform.kopa.format
         if wire == "json":
-            return Reply(200, dumps(body), fmt.json_content_type)
+            return Reply(200, dumps(body, op), fmt.json_content_type)
         root = ET.Element(ROOT)
         for name, value in body.items():
             if name == key:

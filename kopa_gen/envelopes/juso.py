@@ -100,7 +100,7 @@ x-kopa:
             common.update(echo)
         fmt = platform.kopa.format
         if wire == "json":
-            return Reply(200, dumps({"results": {"common": common, "juso": rows}}), fmt.json_content_type)
+            return Reply(200, dumps({"results": {"common": common, "juso": rows}}, op), fmt.json_content_type)
         root = ET.Element("results")
         head = add(root, "common")
         for key, value in common.items():

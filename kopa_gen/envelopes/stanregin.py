@@ -95,7 +95,7 @@ x-kopa:
                 body = {ROOT: [{"head": head}, {"row": page.rows}]}
             else:
                 body = {"RESULT": result}
-            return Reply(200, dumps(body), fmt.json_content_type)
+            return Reply(200, dumps(body, op), fmt.json_content_type)
         if ok and page is not None:
             root = ET.Element(ROOT)
             head_el = add(root, "head")

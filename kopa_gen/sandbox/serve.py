@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from starlette.applications import Starlette
+from starlette.types import ASGIApp
 
 from kopa_gen.project import load_project
 from kopa_gen.sandbox.config import SandboxConfig
@@ -27,7 +27,7 @@ def settings(root: Path | None, config: SandboxConfig, world_seed: int | None) -
     )
 
 
-def app() -> Starlette:
+def app() -> ASGIApp:
     """uvicorn's factory: one sandbox per worker process (its own counters, fault stream and connections)."""
     raw = os.environ.get(SETTINGS)
     if raw is None:

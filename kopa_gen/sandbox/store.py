@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import sqlite3
 import threading
@@ -58,6 +60,17 @@ def _order(order: Sequence[Order]) -> str:
     return " ORDER BY " + ", ".join(f'"{o.column}"' + (" DESC" if o.desc else "") for o in order)
 
 
+Make = Callable[[Sequence[Any]], dict[str, Any]]
+"""A row as the caller wants it, from its values in the selected columns' order (default: a dict by column)."""
+
+
+def _maker(columns: Sequence[str], make: Make | None) -> Make:
+    if make is not None:
+        return make
+    names = tuple(columns)
+    return lambda row: dict(zip(names, row, strict=True))
+
+
 def select_rows(
     db: sqlite3.Connection,
     table: str,
@@ -67,6 +80,7 @@ def select_rows(
     order: Sequence[Order],
     limit: int | None = None,
     offset: int = 0,
+    make: Make | None = None,
 ) -> list[dict[str, Any]]:
     """The rows a bound operation serves: its filters, its total order, one page."""
     where, args = _where(filters, values)
@@ -75,7 +89,7 @@ def select_rows(
     if limit is not None:
         sql += " LIMIT ? OFFSET ?"
         args = [*args, limit, offset]
-    return [dict(zip(columns, row, strict=True)) for row in db.execute(sql, args)]
+    return list(map(_maker(columns, make), db.execute(sql, args)))
 
 
 CHUNK = 500
@@ -175,6 +189,7 @@ def select_keys(
     values: Mapping[str, str],
     order: Sequence[Order],
     keys: Sequence[tuple[Any, ...]],
+    make: Make | None = None,
 ) -> list[dict[str, Any]]:
     """The matching rows with these order keys (ascending in `order`), each found by an index seek where an
     index leads with the order columns."""
@@ -188,7 +203,7 @@ def select_keys(
         clause = f"{where} AND ({match})" if where else f" WHERE {match}"
         key_args = [v for key in chunk for v in key]
         rows = db.execute(f'SELECT {cols} FROM "{table}"{clause}{_order(order)}', [*args, *key_args])
-        out.extend(dict(zip(columns, row, strict=True)) for row in rows)
+        out.extend(map(_maker(columns, make), rows))
     return out
 
 
@@ -216,6 +231,7 @@ def select_from(
     key: tuple[Any, ...],
     skip: int,
     limit: int,
+    make: Make | None = None,
 ) -> list[dict[str, Any]]:
     """Rows `skip` to `skip + limit` counted from the row whose order key is `key` (a strict total order)."""
     where, args = _where(filters, values)
@@ -226,7 +242,7 @@ def select_from(
         clause = f"{where} AND {cond}" if where else f" WHERE {cond}"
         sql = f'SELECT {cols} FROM "{table}"{clause}{_order(order)} LIMIT ?'
         rows = db.execute(sql, [*args, *key_args, want - len(out)])
-        out.extend(dict(zip(columns, row, strict=True)) for row in rows)
+        out.extend(map(_maker(columns, make), rows))
         if len(out) >= want:
             break
     return out[skip:want]
@@ -269,14 +285,23 @@ class WorldStore:
             yield conn
 
     def count(self, table: str, filters: Sequence[Filter], values: Mapping[str, str]) -> int:
+        """The query's total, kept (least recently used go first); a whole table's total is also kept in
+        `files_dir` for every later process over the same world (counting a large view takes seconds)."""
         where, args = _where(filters, values)
         key = (table, where, *args)
         with self._lock:
             if key in self._counts:
                 self._counts.move_to_end(key)
                 return self._counts[key]
-        with self._db() as db:
-            total = count_rows(db, table, filters, values)
+
+        def counted() -> int:
+            with self._db() as db:
+                return count_rows(db, table, filters, values)
+
+        if where:
+            total = counted()
+        else:
+            total = int(self._on_disk(f"count-{table}.txt", lambda: str(counted()).encode()))
         with self._lock:
             self._counts[key] = total
             if len(self._counts) > self.max_cached_counts:
@@ -293,8 +318,11 @@ class WorldStore:
             if key in self._marks:
                 self._marks.move_to_end(key)
                 return self._marks[key]
-        with self._db() as db:
-            marks = bookmarks(db, table, filters, values, order, self.stride, self.exact)
+        if where:
+            with self._db() as db:
+                marks = bookmarks(db, table, filters, values, order, self.stride, self.exact)
+        else:
+            marks = self._whole_table_marks(table, order)
         with self._lock:
             if key not in self._marks:
                 self._marks[key] = marks
@@ -306,6 +334,37 @@ class WorldStore:
                 self._marked_keys -= len(gone.keys or ())
         return marks
 
+    def _whole_table_marks(self, table: str, order: Sequence[Order]) -> Bookmarks:
+        """The bookmarks of a whole table in `order`, scanned once per world: kept in `files_dir` (when given) for
+        every later process over the same world, as bulk downloads are (a query with a filter is not kept: its
+        values are unbounded, and it scans only its own rows)."""
+
+        def scan() -> bytes:
+            with self._db() as db:
+                marks = bookmarks(db, table, [], {}, order, self.stride, self.exact)
+            try:
+                return json.dumps([marks.total, marks.stride, marks.keys]).encode()
+            except TypeError:  # a key JSON cannot hold (a BLOB): no bookmarks, pages use OFFSET
+                return json.dumps([marks.total, marks.stride, None]).encode()
+
+        total, stride, keys = json.loads(self._on_disk(self._marks_name(table, order), scan))
+        return Bookmarks(total, stride, None if keys is None else [tuple(k) for k in keys])
+
+    def _marks_name(self, table: str, order: Sequence[Order]) -> str:
+        made_of = json.dumps([table, [(o.column, o.desc) for o in order], self.stride, self.exact])
+        return f"order-{table}-{hashlib.sha256(made_of.encode()).hexdigest()[:16]}.json"
+
+    def _kept_marks(
+        self, table: str, filters: Sequence[Filter], values: Mapping[str, str], order: Sequence[Order]
+    ) -> Bookmarks | None:
+        """The bookmarks of an unfiltered query if they were scanned already (in this process or kept in
+        `files_dir`); None rather than a scan."""
+        key = (table, "", (), tuple((o.column, o.desc) for o in order))
+        with self._lock:
+            known = key in self._marks
+        kept = self.files_dir is not None and (self.files_dir / self._marks_name(table, order)).is_file()
+        return self.bookmarks(table, filters, values, order) if known or kept else None
+
     def select(
         self,
         table: str,
@@ -315,41 +374,44 @@ class WorldStore:
         order: Sequence[Order],
         limit: int | None = None,
         offset: int = 0,
+        make: Make | None = None,
     ) -> list[dict[str, Any]]:
         """As `select_rows`; a page past the first `stride` rows starts from the nearest bookmark, so its cost
-        does not grow with its depth, and a page of a small filtered result is found by its rows' keys."""
+        does not grow with its depth, and a page of a small filtered result is found by its rows' keys. A first
+        page of a whole table starts from the first bookmark when the bookmarks are known already: where no index
+        serves the order (a view's join), a plain LIMIT sorts the whole table at every call."""
         filtered = bool(_where(filters, values)[0])
-        if (
-            limit is not None
-            and order
-            and (
-                offset >= self.stride
-                or (filtered and limit > 1 and self.count(table, filters, values) <= self.exact)
-            )
-        ):
-            marks = self.bookmarks(table, filters, values, order)
-            if marks.keys is not None:
-                if offset >= marks.total:
-                    return []
-                if marks.stride == 1:
-                    with self._db() as db:
-                        keys = marks.keys[offset : offset + limit]
-                        return select_keys(db, table, columns, filters, values, order, keys)
-                mark = offset // marks.stride
+        marks: Bookmarks | None = None
+        if limit is not None and order:
+            if offset >= self.stride or (
+                filtered and limit > 1 and self.count(table, filters, values) <= self.exact
+            ):
+                marks = self.bookmarks(table, filters, values, order)
+            elif not filtered:
+                marks = self._kept_marks(table, filters, values, order)
+        if limit is not None and marks is not None and marks.keys is not None:
+            if offset >= marks.total:
+                return []
+            if marks.stride == 1:
                 with self._db() as db:
-                    return select_from(
-                        db,
-                        table,
-                        columns,
-                        filters,
-                        values,
-                        order,
-                        marks.keys[mark],
-                        offset - mark * marks.stride,
-                        limit,
-                    )
+                    keys = marks.keys[offset : offset + limit]
+                    return select_keys(db, table, columns, filters, values, order, keys, make)
+            mark = offset // marks.stride
+            with self._db() as db:
+                return select_from(
+                    db,
+                    table,
+                    columns,
+                    filters,
+                    values,
+                    order,
+                    marks.keys[mark],
+                    offset - mark * marks.stride,
+                    limit,
+                    make,
+                )
         with self._db() as db:
-            return select_rows(db, table, columns, filters, values, order, limit, offset)
+            return select_rows(db, table, columns, filters, values, order, limit, offset, make)
 
     def children(
         self,
@@ -370,15 +432,20 @@ class WorldStore:
             cached = self._files.get(key)
         if cached is not None:
             return cached
-        path = self.files_dir / f"{key}.bin" if self.files_dir is not None else None
-        if path is not None and path.is_file():
-            cached = path.read_bytes()
-        else:
-            cached = build()
-            if path is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".tmp{os.getpid()}.{threading.get_ident()}")
-                tmp.write_bytes(cached)
-                os.replace(tmp, path)  # atomic: another process reads a whole file or none
+        cached = self._on_disk(f"{key}.bin", build)
         with self._lock:
             return self._files.setdefault(key, cached)
+
+    def _on_disk(self, name: str, build: Callable[[], bytes]) -> bytes:
+        """The bytes kept in `files_dir` under `name`, built and written there first if missing (built every time
+        without `files_dir`)."""
+        path = self.files_dir / name if self.files_dir is not None else None
+        if path is not None and path.is_file():
+            return path.read_bytes()
+        made = build()
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".tmp{os.getpid()}.{threading.get_ident()}")
+            tmp.write_bytes(made)
+            os.replace(tmp, path)  # atomic: another process reads a whole file or none
+        return made
