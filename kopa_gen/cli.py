@@ -13,11 +13,14 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import quote
 
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.spec.diagnostics import Level, SpecError
+
+if TYPE_CHECKING:
+    from kopa_gen.runtime.spread import Spread
 
 
 class UsageError(Exception):
@@ -353,6 +356,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         seeds=args.seeds,
         concurrency=args.concurrency,
         live=args.live,
+        spread=_spread(args),
         judge={
             "base_url": args.judge_base_url,
             "model": args.judge_model,
@@ -378,6 +382,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _spread_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers", type=positive_int, default=1, help=f"worker processes on this machine running the {what}"
+    )
+    where.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help=f"run the {what} on a Ray cluster (ADDRESS, e.g. 10.0.0.1:6379; without it $RAY_ADDRESS or a new "
+        "local cluster); every node needs this checkout at the same path",
+    )
+
+
+def _spread(args: argparse.Namespace) -> Spread:
+    from kopa_gen.runtime.spread import Spread
+
+    return Spread(workers=args.workers, ray=args.ray)
 
 
 def default_run_folder(name: str, task_dir: str | None) -> Path:
@@ -462,6 +487,7 @@ def cmd_edge_graph(args: argparse.Namespace) -> int:
         max_iterations=args.iterations,
         min_iterations=min(args.iterations, 20),
         audit_trials=args.audit,
+        spread=_spread(args),
     )
     scorer = make_scorer(args.scorer, args.scorer_base_url, args.scorer_model, args.scorer_api_key_env)
     return asyncio.run(edge_graph(project, config, scorer, Path(args.out)))
@@ -689,7 +715,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     e.add_argument("--rollouts", type=positive_int, default=4, help="episodes per task and seed")
     e.add_argument("--seeds", type=int, nargs="+", default=[0], help="sandbox seeds")
-    e.add_argument("--concurrency", type=positive_int, default=4, help="episodes run at once")
+    e.add_argument(
+        "--concurrency", type=positive_int, default=4, help="episodes run at once (per worker process)"
+    )
+    _spread_arguments(e, "episodes")
     e.add_argument(
         "--out",
         help="run folder (default runs/<model or policy>, or runs/<model or policy>-<set> with --task-dir); "
@@ -768,6 +797,7 @@ def main(argv: list[str] | None = None) -> int:
     eg.add_argument("--scorer-model", help="model name at --scorer-base-url")
     eg.add_argument("--scorer-api-key-env", default="OPENAI_API_KEY", help="environment variable of its key")
     eg.add_argument("--live", action="store_true", help="probe the real services (keys from the environment)")
+    _spread_arguments(eg, "probes")
     eg.set_defaults(func=cmd_edge_graph)
     es = eds.add_parser("synth", help="Phase B: typed trajectories from G* -> tasks in the KOPA-Bench schema")
     es.add_argument("--graph", default="runs/edge/graph.json", help="what `kopa-gen edge graph` wrote")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,18 +69,28 @@ class Project:
         known = ", ".join(t.pattern for _, t in self.templates) or "none"
         raise KeyError(f"no template for pattern {pattern!r}; templates: {known}")
 
+    def task(self, task_id: str) -> Task:
+        for _, task in self.tasks:
+            if task.id == task_id:
+                return task
+        raise KeyError(f"no task {task_id!r}")
+
+    @functools.cached_property
+    def _tool_platforms(self) -> dict[str, Platform]:
+        return {op.tool: p for p in reversed(self.platforms) for op in p.operations}
+
     def platform_of(self, tool: str) -> Platform:
-        for p in self.platforms:
-            if any(op.tool == tool for op in p.operations):
-                return p
-        raise KeyError(f"no platform has a tool named {tool!r}")
+        try:
+            return self._tool_platforms[tool]
+        except KeyError:
+            raise KeyError(f"no platform has a tool named {tool!r}") from None
 
     def page_params(self, tool: str) -> tuple[str, str] | None:
         """The (page number, page size) arguments of a tool that pages its rows; None for one that does not."""
         platform = self.platform_of(tool)
         op = platform.operation(tool)
         if op.kopa.shape == "file":
-            return ("page", "page_size")
+            return None if op.kopa.file is not None and op.kopa.file.per_row else ("page", "page_size")
         paging = platform.kopa.paging
         if paging is not None and platform.paged(op):
             return (paging.page, paging.size)

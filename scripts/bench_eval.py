@@ -15,6 +15,7 @@ from pathlib import Path
 
 from kopa_gen.evaluate.runner import EvalConfig, run_eval
 from kopa_gen.project import load_project
+from kopa_gen.runtime.spread import Spread
 from kopa_gen.sandbox import emulator
 
 
@@ -23,6 +24,12 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=4)
     parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument(
+        "--workers", type=int, default=1, help="worker processes (the sandbox timing is then not seen)"
+    )
+    parser.add_argument(
+        "--ray", nargs="?", const="", default=None, help="run on Ray (ADDRESS, or a local cluster)"
+    )
     args = parser.parse_args()
     project = load_project()
 
@@ -45,6 +52,7 @@ def main() -> None:
             rollouts=args.rollouts,
             seeds=list(range(args.seeds)),
             concurrency=args.concurrency,
+            spread=Spread(workers=args.workers, ray=args.ray),
         )
         start = time.perf_counter()
         records = asyncio.run(run_eval(project, config))

@@ -175,7 +175,8 @@ def test_live_without_a_key_is_one_line(project: Project, world: BuiltWorld, tmp
 def test_help_shows_defaults_and_choices() -> None:
     text = " ".join(kopa("eval", "--help").stdout.split())
     assert "--rollouts ROLLOUTS episodes per task and seed (default: 4)" in text
-    assert "--concurrency CONCURRENCY episodes run at once (default: 4)" in text
+    assert "--concurrency CONCURRENCY episodes run at once (per worker process) (default: 4)" in text
+    assert "--workers WORKERS worker processes on this machine running the episodes (default: 1)" in text
     assert "{closed-book,do-nothing,dump,first-page,list-all,no-lookup,openai,oracle}" in text
     serve = " ".join(kopa("serve", "--help").stdout.split())
     assert "--transport {stdio,http} MCP transport (default: stdio)" in serve

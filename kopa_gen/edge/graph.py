@@ -13,7 +13,6 @@ Everything random comes from one seed: same seed, same G*.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import time
@@ -28,6 +27,7 @@ from kopa_gen.edge.scorer import EdgeScorer, Examples, Proposal, Samples
 from kopa_gen.edge.signatures import ToolSig, load_signatures
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
+from kopa_gen.runtime.spread import Spread, run_jobs
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,8 @@ class GraphConfig:
     min_iterations: int = 20
     patience: int = 10  # converged: no pruning and every live edge tried n_min times for this many iterations
     audit_trials: int = 4
-    concurrency: int = 8
+    concurrency: int = 8  # probes at once, per process
+    spread: Spread = field(default_factory=Spread)  # where probes run (not part of G*: same graph anywhere)
 
 
 @dataclass
@@ -276,17 +277,19 @@ class Explorer:
         return path, False
 
     async def _execute(self, paths: Sequence[list[Edge]], seeds: Sequence[int]) -> list[ProbeResult]:
-        gate = asyncio.Semaphore(self.config.concurrency)
-
-        async def one(path: list[Edge], seed: int) -> ProbeResult:
-            async with gate:
-                proposals = [e.proposal for e in path]
-                starts = self.phase.starts[proposals[0].producer]
-                return await run_probe(
-                    self.project, self.sigs, self.examples, proposals, starts, seed, self.config.probe
-                )
-
-        return await asyncio.gather(*(one(p, s) for p, s in zip(paths, seeds, strict=True)))
+        """The probes, in this process or spread over workers (same results in the same order either way)."""
+        jobs = []
+        for path, seed in zip(paths, seeds, strict=True):
+            proposals = [e.proposal for e in path]
+            tools = {t: self.sigs[t] for t in (proposals[0].producer, *(e.consumer for e in proposals))}
+            starts = self.phase.starts[proposals[0].producer]
+            jobs.append((tools, self.examples, proposals, starts, seed, self.config.probe))
+        results: dict[int, ProbeResult] = {}
+        async for index, result in run_jobs(
+            self.project, self.config.spread, run_probe, jobs, self.config.concurrency
+        ):
+            results[index] = result
+        return [results[i] for i in range(len(jobs))]
 
     async def iterate(self, iteration: int) -> IterationLog:
         rng = random.Random(f"{self.config.seed}:iteration:{iteration}")

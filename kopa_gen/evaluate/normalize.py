@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import functools
 import itertools
 import re
 import unicodedata
@@ -523,10 +524,17 @@ def find_text(haystack: str, needle: str) -> int | None:
     key = normalize_text(needle).replace(" ", "")
     if not key:
         return None
+    m = mention_pattern(key).search(normalize_text(haystack))
+    return m.start() if m else None
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def mention_pattern(key: str) -> re.Pattern[str]:
+    """The pattern of a normalized, unspaced needle in normalized text (see `find_text`); compiled once, as
+    scoring looks for the same gold spellings and distractor pools in every episode of a task."""
     pattern = " ?".join(re.escape(c) for c in key)
     if key[0].isascii() and key[0].isalnum():
         pattern = r"(?<![a-z0-9])" + pattern
     if key[-1].isascii() and key[-1].isalnum():
         pattern += r"(?![a-z0-9])"
-    m = re.search(pattern, normalize_text(haystack))
-    return m.start() if m else None
+    return re.compile(pattern)

@@ -25,6 +25,7 @@ then, an optional LLM judge may decide (it never overrides a rule's fail). No LL
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
@@ -43,6 +44,7 @@ from kopa_gen.evaluate.normalize import (
     find_numbers,
     find_periods,
     fold,
+    mention_pattern,
     normalize_text,
 )
 from kopa_gen.spec.kopa import StrictModel
@@ -235,34 +237,33 @@ def _distractors(answer: Answer, pool: Sequence[Any]) -> list[str]:
     """Pool values that are not a gold spelling (normalized), as text."""
     items = answer.items if isinstance(answer, ListAnswer) else [answer]
 
-    def key_of(text: str) -> str:  # as mentions are found: normalized, spaces optional
-        return normalize_text(text).replace(" ", "")
-
-    gold = {key_of(s) for i in items if isinstance(i, TextAnswer) for s in i.spellings()}
-    out: list[str] = []
+    # keys as mentions are found: normalized, spaces optional
+    gold = {_unspaced(s) for i in items if isinstance(i, TextAnswer) for s in i.spellings()}
+    out: dict[str, None] = {}  # in pool order, once each
     for v in pool:
         text = str(v).strip()
-        key = key_of(text)
-        if key and key not in gold and text not in out:
-            out.append(text)
-    return out
+        key = _unspaced(text)
+        if key and key not in gold:
+            out[text] = None
+    return list(out)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _unspaced(needle: str) -> str:
+    return normalize_text(needle).replace(" ", "")
 
 
 def _mentions(text: str, needles: Sequence[str]) -> list[tuple[int, int, str]]:
     """(start, end, needle) of every mention in normalized `text`, spaces optional; a mention inside a longer
     mention of another needle is dropped ('과학' inside '지구과학')."""
     hay = normalize_text(text)
+    letters = set(hay)
     found: list[tuple[int, int, str]] = []
     for needle in needles:
-        key = normalize_text(needle).replace(" ", "")
-        if not key:
+        key = _unspaced(needle)
+        if not key or not letters.issuperset(key):  # a needle with a letter the text lacks cannot match
             continue
-        pattern = " ?".join(re.escape(c) for c in key)
-        if key[0].isascii() and key[0].isalnum():
-            pattern = r"(?<![a-z0-9])" + pattern
-        if key[-1].isascii() and key[-1].isalnum():
-            pattern += r"(?![a-z0-9])"
-        found += [(m.start(), m.end(), needle) for m in re.finditer(pattern, hay)]
+        found += [(m.start(), m.end(), needle) for m in mention_pattern(key).finditer(hay)]
     return [
         f
         for f in found

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import functools
 import json
 import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +36,10 @@ from kopa_gen.evaluate.rundir import (
 from kopa_gen.policies.base import Episode, TaskContext, policy
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
+from kopa_gen.runtime.spread import Spread, run_jobs
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.spec.task import Task
+from kopa_gen.world.build import ensure_world
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class EvalConfig:
     live: bool = False
     episode_timeout_s: float = 900.0
     judge: dict[str, Any] | None = None  # {base_url, model, api_key_env}: the optional LLM-as-judge fallback
+    spread: Spread = field(default_factory=Spread)  # where episodes run; `concurrency` is per process
 
 
 def episode_key(task_id: str, seed: int, rollout: int) -> str:
@@ -70,6 +74,12 @@ def load_fixture(project: Project, task: Task) -> dict[str, Any]:
     path = project.fixtures_dir / task.domain / f"{task.id}.json"
     if not path.exists():
         raise KeyError(f"no gold fixture for {task.id}; run `kopa-gen build`")
+    return _read_fixture(path, path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=512)
+def _read_fixture(path: Path, mtime_ns: int) -> dict[str, Any]:
+    """A fixture is read once per version of the file (every episode of its task asks for it); read-only."""
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
 
@@ -128,7 +138,7 @@ async def run_episode(
         "stop_reason": episode.stop_reason,
         "error": episode.error,
         "final_message": episode.final_message,
-        "calls": [asdict(c) for c in calls],
+        "calls": [c.as_dict() for c in calls],
         "turns": episode.turns,
         "messages": episode.messages,
         "state_hash": state,
@@ -140,6 +150,14 @@ async def run_episode(
         "reason": score.reason,
         "elapsed_s": round(time.perf_counter() - start, 3),
     }
+
+
+async def episode_job(
+    project: Project, config: EvalConfig, task_id: str, seed: int, rollout: int
+) -> dict[str, Any]:
+    """One episode named by its task id (what a worker process is sent)."""
+    task = project.task(task_id)
+    return await run_episode(project, config, task, load_fixture(project, task), seed, rollout)
 
 
 def manifest(project: Project, config: EvalConfig, tasks: dict[str, str]) -> dict[str, Any]:
@@ -228,28 +246,25 @@ async def _run_locked(
     # an episode that failed for infrastructure is not done: it runs again and its new line supersedes it
     here = [r for r in before.records if r["key"] in wanted and r.get("stop_reason") != INFRASTRUCTURE]
     done = {r["key"] for r in here}
-    jobs = [job for key, job in wanted.items() if key not in done]
+    jobs = [(t.id, seed, rollout) for key, (t, _, seed, rollout) in wanted.items() if key not in done]
     total = len(wanted)
     pattern_of = patterns(project)
-    gate = asyncio.Semaphore(config.concurrency)
-    lock = asyncio.Lock()
     finished = [len(here), sum(bool(r["reward"]) for r in here)]
-
-    async def one(task: Task, fixture: dict[str, Any], seed: int, rollout: int) -> None:
-        async with gate:
-            record = await run_episode(project, config, task, fixture, seed, rollout)
-        if task.id in pattern_of:
-            record["pattern"] = pattern_of[task.id]
-        line = redact(json.dumps(record, ensure_ascii=False, default=str), hidden)
-        async with lock:
-            with path.open("a", encoding="utf-8") as fh:
-                fh.write(line + "\n")
+    if not config.live and not config.spread.in_process:  # built once here, not by every worker at once
+        for seed in config.seeds:
+            ensure_world(project.world, seed)
+    with path.open("a", encoding="utf-8") as fh:
+        async for _, record in run_jobs(
+            project, config.spread, episode_job, [(config, *job) for job in jobs], config.concurrency
+        ):
+            if record["task"] in pattern_of:
+                record["pattern"] = pattern_of[record["task"]]
+            fh.write(redact(json.dumps(record, ensure_ascii=False, default=str), hidden) + "\n")
+            fh.flush()
             finished[0] += 1
             finished[1] += int(record["reward"])
             if progress is not None:
                 progress(finished[0], total, finished[1])
-
-    await asyncio.gather(*(one(*job) for job in jobs))
     return read_episodes(path).records
 
 

@@ -21,7 +21,6 @@ session's CallRecords), TURNS (JSON string); verl merges extra_fields into the r
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from typing import Any
 
 from kopa_gen.runtime.session import CallRecord
@@ -92,7 +91,7 @@ def episode_spec(task: Task, fixture: dict[str, Any], seed: int = 0) -> str:
 
 
 def calls_json(calls: list[CallRecord]) -> str:
-    return json.dumps([asdict(c) for c in calls], ensure_ascii=False)
+    return json.dumps([c.as_dict() for c in calls], ensure_ascii=False)
 
 
 def calls_from_json(text: str) -> list[CallRecord]:
