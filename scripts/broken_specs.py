@@ -119,6 +119,24 @@ def _mutations() -> list[Mutation]:
         m("filter default names no parameter", DART, "default: [end_de, today]", "default: [end_dt, today]"),
         m("span names no parameter", DART, "span: {start: bgn_de,", "span: {start: bgn_dt,"),
         m(
+            "group schema that is not a components pointer",
+            DART,
+            "            일반사항: '#/components/schemas/EquityRegistrationGeneral'",
+            "            일반사항: 'EquityRegistrationGeneral'",
+        ),
+        m(
+            "group schema that does not exist",
+            DART,
+            "            발행증권: '#/components/schemas/RestructuringRegistrationIssued'",
+            "            발행증권: '#/components/schemas/RestructuringRegistrationIsued'",
+        ),
+        m(
+            "file with both member and name_column",
+            DART,
+            "file: {name_column: file_name, content_column: content, missing: '014', text: plain",
+            "file: {member: A.xml, name_column: file_name, content_column: content, missing: '014', text: plain",
+        ),
+        m(
             "filter on a parameter the operation lacks",
             FSC,
             "{param: basDt, column: basDt, match: eq}",

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import html
 import io
+import re
 import threading
 import xml.etree.ElementTree as ET
 import zipfile
@@ -13,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kopa_gen.client.errors import ToolArgumentError
 from kopa_gen.envelopes.base import JSON, coerce, row_of
 from kopa_gen.spec.kopa import Filter
 from kopa_gen.spec.platform import Operation
@@ -147,6 +150,7 @@ def parse_bulk_file(op: Operation, body: bytes) -> BulkRows:
         found = _PARSED.get(key)
     if found is not None:
         return found
+    assert spec.member is not None
     with zipfile.ZipFile(io.BytesIO(body)) as zf:
         root = ET.fromstring(zf.read(spec.member))
     props = op.row_props
@@ -158,3 +162,55 @@ def parse_bulk_file(op: Operation, body: bytes) -> BulkRows:
         if len(_PARSED) >= 4 and key not in _PARSED:
             _PARSED.pop(next(iter(_PARSED)))
         return _PARSED.setdefault(key, parsed)
+
+
+MEMBER_ARGS = ("member", "offset")
+"""Tool arguments of a per-row download (`file.name_column`) that stay on this side: which member to read, from
+which character."""
+TAGS = re.compile(r"<[^>]*>")
+SPACES = re.compile(r"[ \t\r\f\v]*\n[\s]*|[ \t\r\f\v]+")
+
+
+def decoded(data: bytes) -> str:
+    """A member's text: UTF-8, else EUC-KR (DART's documents say euc-kr in a meta tag while their bytes are
+    mostly UTF-8; clients try both)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("euc-kr", errors="replace")
+
+
+def plain(markup: str) -> str:
+    """Markup without its tags and entities, one line per block, runs of blanks squeezed."""
+    text = html.unescape(TAGS.sub(" ", markup))
+    return SPACES.sub(lambda m: "\n" if "\n" in m.group(0) else " ", text).strip()
+
+
+def member_rows(op: Operation, body: bytes, params: Mapping[str, Any]) -> list[JSON]:
+    """The members of a per-row download as tool rows: every member's name, and the text of one (`member`, else
+    the first: the main document) from `offset`, at most `file.text_chars` characters, with a note saying where it
+    was cut and how to read on. The other members' `content` says how long each is and how to read it."""
+    spec = op.kopa.file
+    assert spec is not None and spec.name_column is not None and spec.content_column is not None
+    with zipfile.ZipFile(io.BytesIO(body)) as zf:
+        members = [(info.filename, decoded(zf.read(info))) for info in zf.infolist()]
+    names = [name for name, _ in members]
+    wanted = str(params.get("member") or names[0])
+    if wanted not in names:
+        raise ToolArgumentError(f"member: {wanted!r} is not in this file; its members are {', '.join(names)}")
+    offset = int(params.get("offset") or 0)
+    rows: list[JSON] = []
+    for name, content in members:
+        text = plain(content) if spec.text == "plain" else content
+        if name != wanted:
+            shown = f"[{len(text):,}자. 읽으려면 member={name}]"
+        elif offset >= len(text) and text:
+            raise ToolArgumentError(f"offset: {offset} is past the end of {name} ({len(text):,} characters)")
+        else:
+            end = min(len(text), offset + spec.text_chars)
+            shown = text[offset:end]
+            if offset or end < len(text):
+                more = f" 이어 읽으려면 member={name}, offset={end}." if end < len(text) else ""
+                shown += f"\n[전체 {len(text):,}자 중 {offset:,}–{end:,}자를 보였습니다.{more}]"
+        rows.append({spec.name_column: name, spec.content_column: shown})
+    return [coerce(op.row_props, r) for r in rows]

@@ -11,6 +11,10 @@ from pydantic import BaseModel
 
 from kopa_gen.spec.platform import Operation, Param, Platform, tool_params
 
+MEMBER_HINT = (
+    "결과는 ZIP 안의 파일 목록이며, member로 고른 파일(기본: 첫 파일)의 내용을 보여 줍니다. 길면 잘린 곳과 이어 읽을 offset을 "
+    "알려 줍니다."
+)
 PAGE_HINT = "결과가 여러 페이지이면 total_count와 page_size를 보고 {page}를 늘려 다음 페이지를 조회합니다."
 
 
@@ -91,7 +95,9 @@ def tool_description(platform: Platform, op: Operation) -> str:
     if op.description.strip():
         text += "\n" + " ".join(op.description.split())
     paging = platform.kopa.paging
-    if op.kopa.shape == "file":
+    if op.kopa.shape == "file" and op.kopa.file is not None and op.kopa.file.per_row:
+        text += "\n" + MEMBER_HINT
+    elif op.kopa.shape == "file":
         text += "\n" + PAGE_HINT.format(page="page")
     elif paging is not None and platform.paged(op):
         text += "\n" + PAGE_HINT.format(page=paging.page)

@@ -20,6 +20,7 @@ from kopa_gen.envelopes.base import (
     add_fields,
     add_row,
     as_int,
+    coerce,
     dumps,
     loads,
     parse_xml,
@@ -28,7 +29,7 @@ from kopa_gen.envelopes.base import (
     xml_bytes,
 )
 from kopa_gen.spec.kopa import Category, ResultCode
-from kopa_gen.spec.platform import Operation, Platform
+from kopa_gen.spec.platform import Operation, Platform, resolve
 
 PAGING = ("page_no", "page_count", "total_count", "total_page")
 STATUS = ("status", "message")
@@ -97,15 +98,25 @@ x-kopa:
                         total_count=page.total,
                         total_page=math.ceil(page.total / page.size) if page.size else 0,
                     )
-                body["list"] = page.rows
+                if op.kopa.groups is not None:
+                    body["group"] = grouped(platform, op, page.rows)
+                else:
+                    body["list"] = page.rows
         fmt = platform.kopa.format
         if wire == "json":
-            return Reply(200, dumps(body), fmt.json_content_type)
+            # grouped items are typed by their groups' schemas, which `dumps` does not look into
+            return Reply(200, dumps(body, op if op.kopa.groups is None else None), fmt.json_content_type)
         root = ET.Element("result")
         for key, value in body.items():
             if key == "list":
                 for row in value:
                     add_row(root, "list", row, op.row_props)
+            elif key == "group":
+                for group in value:
+                    el = add(root, "group")
+                    add(el, "title", group["title"])
+                    for row in group["list"]:
+                        add_row(el, "list", row)
             elif record is None or key not in record:
                 add(root, key, value)
         if code.category is Category.OK and record is not None:
@@ -124,10 +135,13 @@ x-kopa:
             if op.kopa.shape == "record":
                 rest = {k: v for k, v in data.items() if k not in envelope}
                 return Parsed(status, message, record=rest or None, echo=echo)
+            rows = list(data.get("list") or [])
+            if op.kopa.groups is not None:
+                rows = flattened(op, data.get("group") or [])
             return Parsed(
                 status,
                 message,
-                rows=list(data.get("list") or []),
+                rows=rows,
                 total=as_int(data.get("total_count")),
                 page=as_int(data.get("page_no")),
                 size=as_int(data.get("page_count")),
@@ -144,12 +158,52 @@ x-kopa:
             return Parsed(
                 status, message, record=row_of(fields, op.row_props) if len(fields) else None, echo=echo
             )
+        rows = [row_of(el, op.row_props) for el in root.findall("list")]
+        if op.kopa.groups is not None:
+            groups = [
+                {"title": text(g, "title"), "list": [row_of(el) for el in g.findall("list")]}
+                for g in root.findall("group")
+            ]
+            rows = flattened(op, groups)
         return Parsed(
             status,
             message,
-            rows=[row_of(el, op.row_props) for el in root.findall("list")],
+            rows=rows,
             total=as_int(text(root, "total_count", "")),
             page=as_int(text(root, "page_no", "")),
             size=as_int(text(root, "page_count", "")),
             echo=echo,
         )
+
+
+def group_props(platform: Platform, pointer: str) -> JSON:
+    """The properties of a group's item schema (`x-kopa.groups.schemas`)."""
+    props = resolve(platform.doc, pointer).get("properties", {})
+    assert isinstance(props, dict)
+    return props
+
+
+def grouped(platform: Platform, op: Operation, rows: list[JSON]) -> list[JSON]:
+    """Rows of a grouped operation as the wire sends them: one `{title, list}` per declared group, in order, each
+    item holding only its group's fields."""
+    spec = op.kopa.groups
+    assert spec is not None
+    out: list[JSON] = []
+    for title, pointer in spec.schemas.items():
+        props = group_props(platform, pointer)
+        items = [coerce(props, row) for row in rows if row.get(spec.by) == title]
+        out.append({"title": title, "list": items})
+    return out
+
+
+def flattened(op: Operation, groups: list[JSON]) -> list[JSON]:
+    """A grouped answer read back as rows, each carrying its group's title in the `by` column."""
+    spec = op.kopa.groups
+    assert spec is not None
+    return [
+        {spec.by: str(group.get("title", "")), **item}
+        for group in groups
+        if isinstance(group, dict)
+        for item in group.get("list") or []
+        if isinstance(item, dict)
+    ]

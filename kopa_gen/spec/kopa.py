@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class StrictModel(BaseModel):
@@ -327,13 +327,77 @@ class Nested(StrictModel):
 
 
 class FileSpec(StrictModel):
-    """A bulk download (ZIP of one XML member) that the tool turns into a searchable, paged list."""
+    """A download: a ZIP of one XML member built from all the source's rows (`member`, DART's CORPCODE.xml), which the
+    tool turns into a searchable, paged list; or a ZIP of one member per source row selected by the request's
+    parameters (`name_column` + `content_column`, DART's document.xml), which the tool lists with one member's text."""
 
-    member: str = Field(description="File name inside the ZIP, e.g. CORPCODE.xml.")
+    member: str | None = Field(default=None, description="File name inside the ZIP, e.g. CORPCODE.xml.")
     root: str = Field(default="result", description="Root element of the XML member.")
     row_element: str = Field(default="list", description="Element that wraps one row.")
     page_size: int = Field(default=100, description="Default rows per page the tool returns.")
     max_page_size: int = Field(default=100, description="Largest page the tool returns.")
+    name_column: str | None = Field(
+        default=None,
+        description="Instead of `member`: the source column holding each member's file name; the source's filters "
+        "select the rows of one request (one member per row, in the source's order).",
+    )
+    content_column: str | None = Field(
+        default=None, description="With `name_column`: the source column holding each member's text (UTF-8)."
+    )
+    missing: str | None = Field(
+        default=None,
+        description="With `name_column`: the code answered when no row matches (OpenDART's 014 파일이 존재하지 "
+        "않습니다); absent: `answers.no_data`.",
+    )
+    text: Literal["plain", "markup"] = Field(
+        default="plain",
+        description="With `name_column`: what the tool shows of a member: its text without tags (plain) or as it "
+        "is (markup, e.g. an XBRL instance whose element names matter).",
+    )
+    text_chars: int = Field(
+        default=4000,
+        ge=100,
+        description="With `name_column`: the most characters of a member one tool call shows; the tool says where "
+        "it cut and which `offset` reads on.",
+    )
+
+    @model_validator(mode="after")
+    def _one_layout(self) -> FileSpec:
+        if (self.member is None) == (self.name_column is None):
+            raise ValueError(
+                "give exactly one of `member` (one file of every row) or `name_column` (a file per row)"
+            )
+        if (self.name_column is None) != (self.content_column is None):
+            raise ValueError("`name_column` and `content_column` go together")
+        return self
+
+    @property
+    def per_row(self) -> bool:
+        """One member per selected row (document.xml), not one member of every row (corpCode.xml)."""
+        return self.name_column is not None
+
+
+class Groups(StrictModel):
+    """A grouped answer: the rows split by a title column into `group: [{title, list: [...]}]`, each group's items
+    laid out by its own schema (OpenDART's DS006 증권신고서: 일반사항, 증권의종류, ...). The source is one table
+    or view holding every group's rows; a row may carry other groups' columns too, its item keeps its own schema's."""
+
+    by: str = Field(description="Column of the source naming each row's group, e.g. title.")
+    schemas: dict[str, str] = Field(
+        min_length=1,
+        description="Group title -> JSON pointer of its item schema, in the order the groups are sent; a group "
+        "without rows is sent with an empty list.",
+    )
+
+    @field_validator("schemas")
+    @classmethod
+    def _pointers(cls, value: dict[str, str]) -> dict[str, str]:
+        for title, pointer in value.items():
+            if not pointer.startswith("#/components/schemas/"):
+                raise ValueError(
+                    f"group {title!r}: {pointer!r} is not a '#/components/schemas/<Name>' pointer"
+                )
+        return value
 
 
 class Write(StrictModel):
@@ -373,6 +437,10 @@ class OperationKopa(StrictModel):
         default_factory=list, description="For shape=file: filters the tool applies to the downloaded rows."
     )
     file: FileSpec | None = Field(default=None, description="For shape=file: how the download is laid out.")
+    groups: Groups | None = Field(
+        default=None,
+        description="For shape=list: the rows are sent grouped by title (`group: [{title, list}]`), not as one list.",
+    )
     write: Write | None = Field(default=None, description="For effect: write, what the operation changes.")
     empty_items: Literal["string", "list"] = Field(
         default="string",

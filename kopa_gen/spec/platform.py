@@ -190,6 +190,18 @@ def openapi_errors(doc: JSON, digest: str) -> list[tuple[Loc, str]]:
 def tool_params(kopa: PlatformKopa, op: Operation) -> tuple[Param, ...]:
     """The arguments of the operation's tool as the generated tool exposes them: the parameters minus the format
     switch; for a bulk file, its local filters plus paging."""
+    if op.kopa.shape == "file" and op.kopa.file is not None and op.kopa.file.per_row:
+        chars = op.kopa.file.text_chars
+        return (
+            *(p for p in op.params if p.name != kopa.format.param),
+            Param("member", False, {"type": "string"}, "읽을 파일 이름 (기본: 첫 파일, 본문)"),
+            Param(
+                "offset",
+                False,
+                {"type": "integer", "minimum": 0},
+                f"읽기 시작할 글자 위치 (기본 0, 한 번에 {chars:,}자)",
+            ),
+        )
     if op.kopa.shape == "file":
         spec = op.kopa.file
         page_size = "페이지당 건수"
@@ -400,6 +412,7 @@ def _load_operation(
                 diags.items.append(src.diag((*kloc, "write", "values", i), f"{param!r} is not a parameter"))
     if okopa.shape == "file" and okopa.file is None:
         diags.items.append(src.diag(kloc, "shape: file needs a `file:` block (member, row_element)"))
+    _check_layout(src, doc, okopa, props, kopa, kloc, diags)
     return Operation(
         operation_id=raw.get("operationId", route),
         path=route,
@@ -412,6 +425,54 @@ def _load_operation(
         row_name=okopa.row.rsplit("/", 1)[-1],
         row_props=row_props,
     )
+
+
+def _check_layout(
+    src: Source,
+    doc: JSON,
+    okopa: OperationKopa,
+    props: JSON,
+    kopa: PlatformKopa | None,
+    loc: Loc,
+    diags: Diagnostics,
+) -> None:
+    """A per-row file names two row properties and a declared `missing` code; a grouped answer is a list whose groups
+    name item schemas that exist and whose `by` is a row property."""
+    spec = okopa.file
+    missing = spec.missing if spec is not None else None
+    if missing is not None and kopa is not None and missing not in {c.code for c in kopa.codes}:
+        diags.items.append(
+            src.diag((*loc, "file", "missing"), f"code {missing!r} is not listed in x-kopa.codes")
+        )
+    for key in ("name_column", "content_column"):
+        column = getattr(spec, key) if spec is not None else None
+        if column is not None and column not in props:
+            diags.items.append(
+                src.diag((*loc, "file", key), f"{column!r} is not a property of the row schema {okopa.row}")
+            )
+    groups = okopa.groups
+    if groups is None:
+        return
+    if okopa.shape != "list":
+        diags.items.append(
+            src.diag((*loc, "groups"), "groups lay out a list: give this operation `shape: list`")
+        )
+    if groups.by not in props:
+        diags.items.append(
+            src.diag((*loc, "groups", "by"), f"{groups.by!r} is not a property of the row schema {okopa.row}")
+        )
+    for title, pointer in groups.schemas.items():
+        try:
+            found = resolve(doc, pointer)
+        except KeyError:
+            found = None
+        if not isinstance(found, dict) or not isinstance(found.get("properties"), dict):
+            diags.items.append(
+                src.diag(
+                    (*loc, "groups", "schemas", title),
+                    f"{pointer!r} is not an object schema with properties; point at one under components.schemas",
+                )
+            )
 
 
 def _check_nested_filters(
