@@ -19,6 +19,7 @@ import pytest
 from kopa_gen.client.client import Result
 from kopa_gen.envelopes.expressway import rows_key
 from kopa_gen.project import Project
+from kopa_gen.runtime.paths import evaluate, select
 from kopa_gen.sandbox.config import sandbox_key
 from kopa_gen.sandbox.emulator import Sandbox
 from kopa_gen.sandbox.local import SANDBOX_HOST, sandbox_client
@@ -205,3 +206,30 @@ def test_the_world_has_the_declared_sizes(db: sqlite3.Connection) -> None:
     assert db.execute("SELECT count(*) FROM ex_traffic_ic").fetchone()[0] > 20_000
     known = dict(db.execute("SELECT unitCode, unitName FROM ex_units WHERE unitCode IN ('101', '103')"))
     assert known == {"101": "서울", "103": "수원신갈"}
+
+
+@pytest.mark.anyio
+async def test_won_prices_compare_as_numbers_in_the_path_language(
+    sandbox: Sandbox, db: sqlite3.Connection
+) -> None:
+    """Rest-area dishes are priced as '￦13,000': `@max`/`@min` and `max` read them as numbers, where text order
+    would put '￦9,500' above '￦13,000'."""
+    route = db.execute(
+        "SELECT routeCode FROM ex_rest_bestfoods GROUP BY routeCode ORDER BY count(*) DESC LIMIT 1"
+    ).fetchone()[0]
+    foods = await call(sandbox, PID, "expressway_list_rest_area_foods", {"routeCode": route, "numOfRows": 99})
+    rows = foods.rows
+    assert len(rows) == foods.total > 1
+    won = {
+        r["batchMenu"] + "@" + r["serviceAreaName"]: int(r["salePrice"][1:].replace(",", "")) for r in rows
+    }
+    dearest = max(won.values())
+    texts = [r["salePrice"] for r in rows]
+    assert max(texts) != f"￦{dearest:,}"  # the sample is one where text order is wrong
+    result = {"rows": rows}
+    assert evaluate(result, "rows[*].salePrice | max") == dearest
+    assert evaluate(result, "rows[*].salePrice | min") == min(won.values())
+    top = select(result, "rows[salePrice=@max].batchMenu").values
+    assert sorted(top) == sorted(
+        r["batchMenu"] for r in rows if won[r["batchMenu"] + "@" + r["serviceAreaName"]] == dearest
+    )

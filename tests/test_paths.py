@@ -150,6 +150,12 @@ def test_functions_take_their_input_around_or_after_a_pipe() -> None:
     assert evaluate({"v": "1073.0 Kcal"}, "v | number") == 1073
     assert evaluate({"v": "1073.0 Kcal"}, "v | number | fixed(1)") == "1073.0"
     assert evaluate({"v": "-1,234.5원"}, "v | number | abs") == 1234.5
+    prices = {"rows": [{"p": "￦9,500"}, {"p": "￦13,000"}, {"p": "₩ 7,000원"}]}
+    assert evaluate(prices, "rows[*].p | max") == 13000  # as numbers: text order would pick ￦9,500
+    assert evaluate(prices, "rows[p=@min].p") == "₩ 7,000원"
+    assert evaluate(prices, "rows[*].p | sum") == 29500
+    with pytest.raises(PathError, match="'￦' is not a number"):
+        evaluate({"rows": [{"p": "￦"}, {"p": "￦1"}]}, "rows[*].p | max")
     assert evaluate({"v": "2.345"}, "v | round(2)") == 2.35
     assert evaluate(RESULT, "rows[*].stock_code | join('/')") == "005930/000660/ "
     assert evaluate(DATED, "rows[*].sd | unique | list") == ["서울", "부산", None]

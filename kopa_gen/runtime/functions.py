@@ -37,12 +37,15 @@ def api_number(value: Any) -> Decimal:
         raise PathError(f"{value!r} is not a number") from exc
 
 
-_WITH_UNIT = re.compile(r"^\s*([-+−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+))\s*[A-Za-z가-힣%]{1,6}\s*$")
+_WITH_UNIT = re.compile(
+    r"^\s*[￦₩]?\s*([-+−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+))(?:\s*[A-Za-z가-힣%]{1,6})?\s*$"
+)
 
 
 def maybe_number(value: Any) -> Decimal | None:
-    """The value as a finite number, or None (missing, empty, or not a number). A number followed by a unit word
-    ('1073.0 Kcal', '3,070원') reads as the number: comparisons and extremes see through units."""
+    """The value as a finite number, or None (missing, empty, or not a number). A number after a won sign or
+    followed by a unit word ('￦13,000', '1073.0 Kcal', '3,070원') reads as the number: comparisons and extremes
+    see through them."""
     try:
         d = api_number(value)
     except PathError:
@@ -51,6 +54,15 @@ def maybe_number(value: Any) -> Decimal | None:
             return None
         d = api_number(m.group(1))
     return d if d.is_finite() else None
+
+
+def measure(value: Any) -> Decimal:
+    """A value a reduction counts with: a number as `maybe_number` reads it (won signs and units seen through);
+    a PathError naming the value otherwise."""
+    d = maybe_number(value)
+    if d is None:
+        raise PathError(f"{value!r} is not a number")
+    return d
 
 
 def plain_number(d: Decimal) -> int | float:
@@ -139,23 +151,23 @@ def _count(items: list[Any], args: Sequence[Any]) -> int:
 
 @_register("sum", "reduce", "sum(list)", "The sum of the values read as numbers.")
 def _sum(items: list[Any], args: Sequence[Any]) -> Decimal:
-    return sum((api_number(v) for v in _nonempty(items, "sum")), Decimal(0))
+    return sum((measure(v) for v in _nonempty(items, "sum")), Decimal(0))
 
 
 @_register("avg", "reduce", "avg(list)", "The mean of the values read as numbers.")
 def _avg(items: list[Any], args: Sequence[Any]) -> Decimal:
-    numbers = [api_number(v) for v in _nonempty(items, "avg")]
+    numbers = [measure(v) for v in _nonempty(items, "avg")]
     return sum(numbers, Decimal(0)) / len(numbers)
 
 
 @_register("max", "reduce", "max(list)", "The largest value read as a number.", chooses=True)
 def _max(items: list[Any], args: Sequence[Any]) -> Decimal:
-    return max(api_number(v) for v in _nonempty(items, "max"))
+    return max(measure(v) for v in _nonempty(items, "max"))
 
 
 @_register("min", "reduce", "min(list)", "The smallest value read as a number.", chooses=True)
 def _min(items: list[Any], args: Sequence[Any]) -> Decimal:
-    return min(api_number(v) for v in _nonempty(items, "min"))
+    return min(measure(v) for v in _nonempty(items, "min"))
 
 
 @_register("first", "reduce", "first(list)", "The first value.", chooses=True)
