@@ -37,9 +37,7 @@ def api_number(value: Any) -> Decimal:
         raise PathError(f"{value!r} is not a number") from exc
 
 
-_WITH_UNIT = re.compile(
-    r"^\s*[￦₩]?\s*([-+−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+))(?:\s*[A-Za-z가-힣%]{1,6})?\s*$"
-)
+_WITH_UNIT = re.compile(r"^\s*[￦₩]?\s*([-+−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+))(?:\s*[A-Za-z가-힣%]{1,6})?\s*$")
 
 
 def maybe_number(value: Any) -> Decimal | None:
