@@ -400,8 +400,12 @@ def _spread_arguments(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def _spread(args: argparse.Namespace) -> Spread:
-    from kopa_gen.runtime.spread import Spread
+    from kopa_gen.runtime.spread import Spread, unreachable
 
+    address = args.ray or os.environ.get("RAY_ADDRESS", "") if args.ray is not None else ""
+    problem = unreachable(address) if address not in ("", "auto", "local") else None
+    if problem is not None:
+        raise UsageError(f"argument --ray: {problem}")
     return Spread(workers=args.workers, ray=args.ray)
 
 

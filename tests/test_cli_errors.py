@@ -279,3 +279,22 @@ def test_sandbox_serve_prints_keys_ready_for_a_url(project: Project, world: Buil
                 == f"{'':10} in a URL write it encoded: {platform.key_param}={quote(key, safe='')}"
             )
     assert lines[-1].startswith("a key with + / = must be URL-encoded in a hand-written query string")
+
+
+def test_a_ray_address_with_no_cluster_is_refused_at_once(tmp_path: Path) -> None:
+    """Ray itself retries an address with nothing behind it for minutes; eval and edge graph say so in one line
+    before a run folder is made."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    out = tmp_path / "run"
+    got = kopa("eval", "--policy", "oracle", "--ray", f"127.0.0.1:{port}", "--out", str(out), timeout=60)
+    assert one_line(got).startswith(
+        f"kopa-gen eval: error: argument --ray: no Ray cluster answers at 127.0.0.1:{port}"
+    )
+    assert not out.exists()
+    got = kopa("edge", "graph", "--ray", "headnode", "--out", str(out), timeout=60)
+    assert one_line(got) == (
+        "kopa-gen edge graph: error: argument --ray: 'headnode' is not HOST:PORT (e.g. 10.0.0.1:6379, the address "
+        "`ray start --head` prints)"
+    )

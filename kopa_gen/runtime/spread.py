@@ -14,6 +14,7 @@ import concurrent.futures
 import functools
 import multiprocessing
 import os
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,6 +86,21 @@ async def run_jobs(
         for finished in asyncio.as_completed(waiting):
             for pair in await finished:
                 yield pair
+
+
+def unreachable(address: str, timeout_s: float = 5.0) -> str | None:
+    """Why no Ray cluster can answer at `address` (HOST:PORT, optionally ray://), or None when its port takes a
+    connection: Ray itself would retry an address with nothing behind it for minutes."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return f"{address!r} is not HOST:PORT (e.g. 10.0.0.1:6379, the address `ray start --head` prints)"
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        return (
+            f"no Ray cluster answers at {address} ({exc.strerror or exc}); start one with `ray start --head`"
+        )
+    return None
 
 
 def batch_size(jobs: int, workers: int, concurrency: int) -> int:

@@ -274,20 +274,13 @@ class Sandbox:
             root = ET.Element(spec.root)
             for row in self._typed(op, rows):
                 add_row(root, spec.row_element, row, op.row_props)
-            buf = io.BytesIO()
-            with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-                info = zipfile.ZipInfo(spec.member or "", date_time=(2026, 1, 1, 0, 0, 0))
-                info.compress_type = zipfile.ZIP_DEFLATED  # a ZipInfo does not inherit the archive's default
-                zf.writestr(info, xml_bytes(root))
-            return buf.getvalue()
+            return zipped([(spec.member or "", xml_bytes(root))])
 
         # what the bytes depend on besides the world: the file layout, the row schema, the source
         made_of = json.dumps([spec.model_dump(), op.row_props, src.model_dump()], sort_keys=True, default=str)
         digest = hashlib.sha256(made_of.encode()).hexdigest()[:16]
         body = self.store.file(f"{platform.id}-{op.operation_id}-{digest}", build)
-        # as the real service names it (a popular client refuses a download without it): CORPCODE.xml -> CORPCODE.zip
-        name = (spec.member or op.operation_id).rsplit(".", 1)[0] + ".zip"
-        return Reply(200, body, "application/zip", (("content-disposition", f"attachment; filename={name}"),))
+        return attachment(body, spec.member or op.operation_id)
 
 
 def member_zip(op: Operation, rows: Sequence[Mapping[str, Any]]) -> Reply:
@@ -295,16 +288,26 @@ def member_zip(op: Operation, rows: Sequence[Mapping[str, Any]]) -> Reply:
     after the first member as the real service names it (20240312000736.xml -> 20240312000736.zip)."""
     spec = op.kopa.file
     assert spec is not None and spec.name_column is not None and spec.content_column is not None
+    members = [(str(r[spec.name_column]), str(r[spec.content_column] or "").encode("utf-8")) for r in rows]
+    return attachment(zipped(members), members[0][0])
+
+
+def zipped(members: Sequence[tuple[str, bytes]]) -> bytes:
+    """A ZIP of these (name, bytes) members, deflated, with a fixed date: the same bytes for the same members."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for row in rows:
-            info = zipfile.ZipInfo(str(row[spec.name_column]), date_time=(2026, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(info, str(row[spec.content_column] or "").encode("utf-8"))
-    name = str(rows[0][spec.name_column]).rsplit(".", 1)[0] + ".zip"
-    return Reply(
-        200, buf.getvalue(), "application/zip", (("content-disposition", f"attachment; filename={name}"),)
-    )
+        for name, data in members:
+            info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED  # a ZipInfo does not inherit the archive's default
+            zf.writestr(info, data)
+    return buf.getvalue()
+
+
+def attachment(body: bytes, member: str) -> Reply:
+    """A ZIP download named after its (first) member as the real services name it (a popular client refuses a
+    download without the header): CORPCODE.xml -> CORPCODE.zip."""
+    name = member.rsplit(".", 1)[0] + ".zip"
+    return Reply(200, body, "application/zip", (("content-disposition", f"attachment; filename={name}"),))
 
 
 def _http(reply: Reply) -> Response:

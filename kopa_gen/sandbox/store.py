@@ -60,6 +60,11 @@ def _order(order: Sequence[Order]) -> str:
     return " ORDER BY " + ", ".join(f'"{o.column}"' + (" DESC" if o.desc else "") for o in order)
 
 
+def _marks_key(table: str, where: str, args: Sequence[Any], order: Sequence[Order]) -> tuple[Any, ...]:
+    """What a query's bookmarks are kept under."""
+    return (table, where, tuple(args), tuple((o.column, o.desc) for o in order))
+
+
 Make = Callable[[Sequence[Any]], dict[str, Any]]
 """A row as the caller wants it, from its values in the selected columns' order (default: a dict by column)."""
 
@@ -313,7 +318,7 @@ class WorldStore:
     ) -> Bookmarks:
         """The query's bookmarks, scanned at its first deep page and kept (least recently used go first)."""
         where, args = _where(filters, values)
-        key = (table, where, tuple(args), tuple((o.column, o.desc) for o in order))
+        key = _marks_key(table, where, args, order)
         with self._lock:
             if key in self._marks:
                 self._marks.move_to_end(key)
@@ -359,9 +364,8 @@ class WorldStore:
     ) -> Bookmarks | None:
         """The bookmarks of an unfiltered query if they were scanned already (in this process or kept in
         `files_dir`); None rather than a scan."""
-        key = (table, "", (), tuple((o.column, o.desc) for o in order))
         with self._lock:
-            known = key in self._marks
+            known = _marks_key(table, "", [], order) in self._marks
         kept = self.files_dir is not None and (self.files_dir / self._marks_name(table, order)).is_file()
         return self.bookmarks(table, filters, values, order) if known or kept else None
 
