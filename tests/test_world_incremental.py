@@ -75,7 +75,8 @@ def build(root: Path, spec: dict[str, Any]) -> tuple[list[str], Path]:
     write_project(root, world=spec)
     lines: list[str] = []
     built = ensure_world(load_project(root).world, progress=lines.append)
-    return [line.split()[2].rstrip(":") for line in lines if "rows" in line], built.path
+    made = [line.split() for line in lines if "rows" in line]  # "world 3/5 name: ..." in the order made
+    return [words[2].rstrip(":") for words in sorted(made, key=lambda w: int(w[1].split("/")[0]))], built.path
 
 
 def rows(path: Path) -> dict[str, list[tuple[Any, ...]]]:

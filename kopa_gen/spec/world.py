@@ -238,6 +238,7 @@ class WorldSpec(StrictModel):
     files: list[str]
     episode: list[EpisodeTable] = Field(default_factory=list)
     entities: dict[str, ColumnGen] = Field(default_factory=dict)
+    origin: dict[str, str] = Field(default_factory=dict, description="Table name -> the world file it is in.")
 
     def table(self, name: str) -> Table:
         return next(t for t in self.tables if t.name == name)
@@ -516,6 +517,7 @@ def load_world(root: Path) -> tuple[WorldSpec | None, list[Diagnostic]]:
     views: list[View] = []
     episode: list[EpisodeTable] = []
     names: set[str] = set()
+    origin: dict[str, str] = {}
     placed: list[tuple[Source, str, int, Table | View | EpisodeTable]] = []
     for i, name in enumerate(top.files):
         path = folder / name
@@ -540,6 +542,7 @@ def load_world(root: Path) -> tuple[WorldSpec | None, list[Diagnostic]]:
                 )
             names.add(item_name)
         tables.extend(part.tables)
+        origin.update((t.name, name) for t in part.tables)
         views.extend(part.views)
         episode.extend(part.episode)
         placed += [(fsrc, "tables", j, t) for j, t in enumerate(part.tables)]
@@ -568,5 +571,6 @@ def load_world(root: Path) -> tuple[WorldSpec | None, list[Diagnostic]]:
         files=top.files,
         episode=episode,
         entities=entities,
+        origin=origin,
     )
     return spec, diags.items

@@ -8,6 +8,7 @@ every table's hash, so it rebuilds everything."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import itertools
@@ -22,6 +23,7 @@ from pathlib import Path
 from kopa_gen.cache import cache_dir
 from kopa_gen.spec.world import WORLD_TABLE, Table, WorldSpec
 from kopa_gen.world.declared import declared_rows, derive
+from kopa_gen.world.parallel import Builders, world_workers
 from kopa_gen.world.registry import DATA, SHARES, GenContext, Generator, generators
 
 GENERATORS = Path(__file__).parent / "generators"
@@ -106,7 +108,7 @@ def ensure_world(spec: WorldSpec, seed: int | None = None, progress: Progress | 
     try:
         if others:
             shutil.copyfile(others[0], tmp)
-        build_into(spec, seed, tmp, progress or (lambda line: None))
+        build_into(spec, seed, tmp, progress or (lambda line: None), world_workers())
     except BaseException:
         tmp.unlink(missing_ok=True)  # no partial world is left in the cache
         raise
@@ -152,9 +154,18 @@ def _manifest(db: sqlite3.Connection) -> dict[str, tuple[str, set[str]]]:
     return {name: (h, set(filter(None, reads.split(",")))) for name, h, reads in rows}
 
 
-def build_into(spec: WorldSpec, seed: int, path: Path, progress: Progress = lambda line: None) -> None:
+def build_into(
+    spec: WorldSpec, seed: int, path: Path, progress: Progress = lambda line: None, workers: int = 1
+) -> None:
     """Bring the database at `path` (empty, or a copy of an earlier world) to `spec`: drop the tables the spec
-    no longer has, generate again the stale ones (`stale_tables`), recreate the views."""
+    no longer has, generate again the stale ones (`stale_tables`) — on `workers` processes when more than one —
+    and recreate the views."""
+    with contextlib.ExitStack() as stack:
+        builders = stack.enter_context(Builders(spec, seed, path, workers)) if workers > 1 else None
+        _build(spec, seed, path, progress, builders)
+
+
+def _build(spec: WorldSpec, seed: int, path: Path, progress: Progress, builders: Builders | None) -> None:
     db = sqlite3.connect(path)
     db.execute("PRAGMA journal_mode=OFF")
     db.execute("PRAGMA synchronous=OFF")
@@ -174,14 +185,9 @@ def build_into(spec: WorldSpec, seed: int, path: Path, progress: Progress = lamb
     code = code_hash()
     hashes = {t.name: table_hash(spec, t, seed, code) for t in spec.tables}
     stale = stale_tables(spec, old, hashes, existing, removed)
-    for n, table in enumerate(spec.tables, 1):
-        if table.name not in stale:
-            continue
-        start = time.perf_counter()
-        db.execute(f'DROP TABLE IF EXISTS "{table.name}"')
-        cols = ", ".join(f'"{c.name}" {c.type.upper()}' for c in table.columns)
-        db.execute(f'CREATE TABLE "{table.name}" ({cols})')
-        reads = _fill(db, ctx, table, registry[table.generator] if table.generator else declared_rows)
+    place = {t.name: n for n, t in enumerate(spec.tables, 1)}
+
+    def finish(table: Table, reads: set[str], seconds: float) -> None:
         for i, index in enumerate(table.indexes):
             cols = ", ".join(_index_column(c) for c in index)
             db.execute(f'CREATE INDEX "ix_{table.name}_{i}" ON "{table.name}" ({cols})')
@@ -192,14 +198,58 @@ def build_into(spec: WorldSpec, seed: int, path: Path, progress: Progress = lamb
         )
         db.commit()
         rows = db.execute(f'SELECT count(*) FROM "{table.name}"').fetchone()[0]
-        seconds = time.perf_counter() - start
-        progress(f"  world {n}/{len(spec.tables)} {table.name}: {rows:,} rows ({seconds:.1f}s)")
+        progress(
+            f"  world {place[table.name]}/{len(spec.tables)} {table.name}: {rows:,} rows ({seconds:.1f}s)"
+        )
+
+    def fill_here(table: Table) -> None:
+        start = time.perf_counter()
+        reads = fill_table(db, ctx, table, registry)
+        finish(table, reads, time.perf_counter() - start)
+
+    if builders is not None and len(stale) > 1:
+        for table in spec.tables:  # empty until its job returns: a job reading it early runs again after it
+            if table.name in stale:
+                _create(db, table)
+        db.commit()
+        db.execute("PRAGMA journal_mode=WAL")  # the workers read while finished jobs' rows are copied in
+
+        def merge(table: Table, part: str, reads: set[str], seconds: float) -> None:
+            start = time.perf_counter()
+            db.execute("ATTACH ? AS part", (part,))
+            cols = ", ".join(f'"{c.name}"' for c in table.columns)
+            db.execute(
+                f'INSERT INTO main."{table.name}" (rowid, {cols}) SELECT rowid, {cols} FROM part."{table.name}"'
+            )
+            db.commit()
+            db.execute("DETACH part")
+            finish(table, reads, seconds + time.perf_counter() - start)
+
+        again, left = builders.build(stale, merge)
+        for name in left:  # their jobs waited for each other: in spec order, here
+            fill_here(spec.table(name))
+        db.execute("PRAGMA journal_mode=DELETE")  # one self-contained file again
+        db.execute("PRAGMA journal_mode=OFF")
+        progress(
+            f"  world: {len(stale) - len(left)} tables on {builders.workers} processes ({again} jobs run again)"
+            + (f"; {', '.join(left)} in this one (their jobs waited for each other)" if left else "")
+        )
+    else:
+        for table in spec.tables:
+            if table.name in stale:
+                fill_here(table)
     for view in spec.views:
         db.execute(f'CREATE VIEW "{view.name}" AS {view.sql}')
     db.commit()
     db.close()
     if not stale:
         progress("  world: every table reused")
+
+
+def _create(db: sqlite3.Connection, table: Table) -> None:
+    db.execute(f'DROP TABLE IF EXISTS main."{table.name}"')
+    cols = ", ".join(f'"{c.name}" {c.type.upper()}' for c in table.columns)
+    db.execute(f'CREATE TABLE main."{table.name}" ({cols})')
 
 
 def stale_tables(
@@ -239,8 +289,21 @@ def _index_column(spec: str) -> str:
     return f'"{name}" {direction.strip().upper()}'.strip()
 
 
-def _fill(db: sqlite3.Connection, ctx: GenContext, table: Table, gen: Generator) -> set[str]:
-    """Insert the generator's rows; return the other tables it read (SQLite's authorizer sees every read)."""
+Gate = Callable[[str, str | None], bool]
+"""May a generator read this table (name, schema)? A parallel job may not read a table the world lacks yet."""
+
+
+def fill_table(
+    db: sqlite3.Connection,
+    ctx: GenContext,
+    table: Table,
+    registry: dict[str, Generator],
+    gate: Gate | None = None,
+) -> set[str]:
+    """Create `table` (again) in `db`'s main schema and insert its rows; return the other tables it read
+    (SQLite's authorizer sees every read; `gate` may refuse one, which fails the statement reading it)."""
+    _create(db, table)
+    gen = registry[table.generator] if table.generator else declared_rows
     marks = ", ".join("?" for _ in table.columns)
     sql = f'INSERT INTO "{table.name}" VALUES ({marks})'
     reads: set[str] = set()
@@ -249,6 +312,8 @@ def _fill(db: sqlite3.Connection, ctx: GenContext, table: Table, gen: Generator)
         action: int, arg1: str | None, arg2: str | None, db_name: str | None, source: str | None
     ) -> int:
         if action == sqlite3.SQLITE_READ and arg1 and arg1 != table.name and not arg1.startswith("sqlite_"):
+            if gate is not None and not gate(arg1, db_name):
+                return sqlite3.SQLITE_DENY
             reads.add(arg1)
         return sqlite3.SQLITE_OK
 
@@ -262,6 +327,9 @@ def _fill(db: sqlite3.Connection, ctx: GenContext, table: Table, gen: Generator)
                 db.executemany(sql, batch)
         if table.generator is None:
             derive(db, table, ctx.seed, ctx.today)
+    except Exception as exc:
+        exc.add_note(f"while building world table {table.name!r}")
+        raise
     finally:
         db.set_authorizer(None)
     return reads
