@@ -135,7 +135,7 @@ def count_rows(
     return int(db.execute(f'SELECT COUNT(*) FROM "{table}"{where}', args).fetchone()[0])
 
 
-STRIDE = 128
+STRIDE = 32
 """Rows between two bookmarks of a paged query: a page at any depth skips fewer than this many rows."""
 EXACT = 2048
 """A filtered query with at most this many rows keeps the key of each (a page of sparse matches is then found by
@@ -238,19 +238,22 @@ def select_from(
     limit: int,
     make: Make | None = None,
 ) -> list[dict[str, Any]]:
-    """Rows `skip` to `skip + limit` counted from the row whose order key is `key` (a strict total order)."""
+    """Rows `skip` to `skip + limit` counted from the row whose order key is `key` (a strict total order). The
+    skipped rows stay database tuples: only the page's rows are made."""
     where, args = _where(filters, values)
     cols = ", ".join(f'"{c}"' for c in columns)
     want = skip + limit
+    seen = 0
     out: list[dict[str, Any]] = []
     for cond, key_args in _from_key(order, key):
         clause = f"{where} AND {cond}" if where else f" WHERE {cond}"
         sql = f'SELECT {cols} FROM "{table}"{clause}{_order(order)} LIMIT ?'
-        rows = db.execute(sql, [*args, *key_args, want - len(out)])
-        out.extend(map(_maker(columns, make), rows))
-        if len(out) >= want:
+        rows = db.execute(sql, [*args, *key_args, want - seen]).fetchall()
+        out.extend(map(_maker(columns, make), rows[max(0, skip - seen) :]))
+        seen += len(rows)
+        if seen >= want:
             break
-    return out[skip:want]
+    return out
 
 
 @dataclass
