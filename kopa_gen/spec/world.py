@@ -238,7 +238,9 @@ class WorldSpec(StrictModel):
     files: list[str]
     episode: list[EpisodeTable] = Field(default_factory=list)
     entities: dict[str, ColumnGen] = Field(default_factory=dict)
-    origin: dict[str, str] = Field(default_factory=dict, description="Table name -> the world file it is in.")
+    origin: dict[str, str] = Field(
+        default_factory=dict, description="Table or view name -> the world file it is in."
+    )
 
     def table(self, name: str) -> Table:
         return next(t for t in self.tables if t.name == name)
@@ -543,6 +545,7 @@ def load_world(root: Path) -> tuple[WorldSpec | None, list[Diagnostic]]:
             names.add(item_name)
         tables.extend(part.tables)
         origin.update((t.name, name) for t in part.tables)
+        origin.update((v.name, name) for v in part.views)
         views.extend(part.views)
         episode.extend(part.episode)
         placed += [(fsrc, "tables", j, t) for j, t in enumerate(part.tables)]
