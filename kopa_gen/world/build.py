@@ -231,7 +231,7 @@ def _build(spec: WorldSpec, seed: int, path: Path, progress: Progress, builders:
         db.execute("PRAGMA journal_mode=DELETE")  # one self-contained file again
         db.execute("PRAGMA journal_mode=OFF")
         progress(
-            f"  world: {len(stale) - len(left)} tables on {builders.workers} processes ({again} jobs run again)"
+            f"  world: {len(stale) - len(left)} tables on {builders.workers} processes ({again})"
             + (f"; {', '.join(left)} in this one (their jobs waited for each other)" if left else "")
         )
     else:

@@ -62,6 +62,17 @@ class Done:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass
+class Retries:
+    """Jobs stopped at a read of a table the world did not have yet, and the seconds they had run."""
+
+    count: int = 0
+    seconds: float = 0.0
+
+    def __str__(self) -> str:
+        return f"{self.count} jobs run again, {self.seconds:.1f} s lost"
+
+
 @dataclass(frozen=True)
 class NotReady:
     """The job read `table` before the world had it; run it again once it has."""
@@ -180,9 +191,9 @@ class Builders:
 
     def build(
         self, stale: set[str], merge: Callable[[Table, str, set[str], float], None]
-    ) -> tuple[int, list[str]]:
+    ) -> tuple[Retries, list[str]]:
         """Run the stale tables' jobs; `merge(table, part, reads, seconds)` copies each table into the world as
-        its job returns. Returns how many jobs ran again because they read a table too early, and the tables left
+        its job returns. Returns the jobs that ran again because they read a table too early, and the tables left
         for the caller to build in one process, in spec order: those of jobs waiting for each other (tables
         sharing a simulation that read a table reading one of them), which only the spec order can build."""
         jobs = jobs_of(self.spec, stale)
@@ -193,6 +204,7 @@ class Builders:
         queue = list(jobs)
         running: dict[concurrent.futures.Future[Done | NotReady], Job] = {}
         attempts: dict[Job, int] = {}
+        retries = Retries()
         while queue or running:
             startable = [j for j in queue if waiting.get(j, "") in ("", *ready)]
             for job in startable[: self.workers - len(running)]:
@@ -203,14 +215,14 @@ class Builders:
                 running[future] = job
             if not running:
                 left = {name for job in queue for name in job.tables}
-                return sum(attempts.values()) - len(jobs), [
-                    t.name for t in self.spec.tables if t.name in left
-                ]
+                return retries, [t.name for t in self.spec.tables if t.name in left]
             finished, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
             for future in sorted(finished, key=lambda f: position[running[f]]):
                 job = running.pop(future)
                 result = future.result()
                 if isinstance(result, NotReady):
+                    retries.count += 1
+                    retries.seconds += result.seconds
                     waiting[job] = result.table
                     queue.append(job)
                     queue.sort(key=position.__getitem__)
@@ -219,4 +231,4 @@ class Builders:
                     merge(by_name[name], result.part, result.reads[name], result.seconds[name])
                     ready.add(name)
                 os.unlink(result.part)
-        return sum(attempts.values()) - len(jobs), []
+        return retries, []
