@@ -128,3 +128,24 @@ def test_a_malformed_hint_is_an_error_at_its_place(tmp_path: Path) -> None:
         "exactly one generator kind of value, seq, code, choice, enum, integer, uniform, normal, lognormal, "
         "date, person, address, ref, parent, sql (given: choice, integer)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("hint", "message"),
+    [
+        ({"code": "G-{missing}-{n}"}, "format names missing: not an earlier column or n"),
+        ({"ref": "nowhere.code"}, "no base table 'nowhere' before this one"),
+        ({"sql": "no_such_function(1)"}, "no such function: no_such_function"),
+    ],
+)
+def test_a_hint_the_world_cannot_fill_is_an_error_at_load(tmp_path: Path, hint: Any, message: str) -> None:
+    """Checked as a declared table is, when the project loads: not a KeyError minutes into a world build."""
+    project_at(tmp_path, hint=hint)
+    with pytest.raises(SpecError) as info:
+        load_project(tmp_path)
+    found = [d.render() for d in info.value.diagnostics if d.level is Level.ERROR]
+    assert len(found) == 1 and found[0].startswith(
+        "specs/platforms/toy/openapi.yaml: components.schemas.Station.properties.grade.x-kopa-gen: error: "
+        "toy_list_stations: "
+    ), found
+    assert message in found[0], found

@@ -317,7 +317,17 @@ def check_declared(
     diags: Diagnostics,
 ) -> None:
     """A declared table: its size, a `gen` on every column, and every table, column and SQL it names."""
-    problems: list[tuple[tuple[str | int, ...], str]] = []
+    for loc, message in declared_problems(table, db, base):
+        diags.items.append(src.diag((*at, *loc), f"{table.name}: {message}"))
+
+
+Problem = tuple[tuple[str | int, ...], str]
+
+
+def declared_problems(table: Table, db: sqlite3.Connection, base: set[str]) -> list[Problem]:
+    """What is wrong with a declared table, each at its place in the table (`("columns", 3, "gen", "code")`),
+    given an in-memory schema `db` holding the base tables in `base` (the ones it may read)."""
+    problems: list[Problem] = []
     if sum(x is not None for x in (table.rows, table.for_each, table.query)) != 1:
         problems.append(
             ((), "a declared table (no `generator`) needs one of `rows: N`, `for_each` or `query`")
@@ -444,8 +454,7 @@ def check_declared(
                 if err:
                     problems.append((("columns", i, "gen", "sql"), err))
         db.execute(f'DROP TABLE "_declared_{table.name}"')
-    for loc, message in problems:
-        diags.items.append(src.diag((*at, *loc), f"{table.name}: {message}"))
+    return problems
 
 
 def resolve_enums(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sqlite3
 from typing import Any
 
 from pydantic import ValidationError
@@ -23,7 +24,15 @@ from pydantic import ValidationError
 from kopa_gen.spec.diagnostics import Diagnostics
 from kopa_gen.spec.kopa import Filter, Order, Source
 from kopa_gen.spec.platform import Operation, Platform
-from kopa_gen.spec.world import Column, ColumnGen, Table, WorldSpec
+from kopa_gen.spec.world import (
+    WORLD_TABLE,
+    Column,
+    ColumnGen,
+    Table,
+    WorldSpec,
+    column_sql,
+    declared_problems,
+)
 
 ROW = "_n"  # the serial every synthesised table orders by
 DATE_NAME = re.compile(r"(_de|_dt|Dt|_date|Date|YMD|Ymd|_ymd)$")
@@ -70,6 +79,7 @@ def synthesize(
     and generated table, so foreign keys may read any of them). A malformed `x-kopa-gen` hint is an error at its
     place."""
     added: list[Table] = []
+    made: list[tuple[Platform, Operation, Table]] = []
     out: list[Platform] = []
     for platform in platforms:
         ops: list[Operation] = []
@@ -84,6 +94,7 @@ def synthesize(
                 diags.error(platform.file, where, exc.message)
                 continue
             added.append(table)
+            made.append((platform, op, table))
             ops.append(dataclasses.replace(op, kopa=op.kopa.model_copy(update={"source": source})))
         out.append(
             dataclasses.replace(platform, operations=tuple(ops))
@@ -92,7 +103,24 @@ def synthesize(
         )
     if not added:
         return platforms, world
+    check_made(made, world, diags)
     return out, world.model_copy(update={"tables": [*world.tables, *added]})
+
+
+def check_made(made: list[tuple[Platform, Operation, Table]], world: WorldSpec, diags: Diagnostics) -> None:
+    """Check each synthesised table as a declared one, now rather than as a failed world build: a hint naming
+    a later property, a `ref` to a table or column the world lacks, SQL that does not run. Each problem is
+    reported at the row property's `x-kopa-gen`."""
+    db = sqlite3.connect(":memory:")
+    db.execute(f'CREATE TABLE "{WORLD_TABLE}" (seed INTEGER, today TEXT, today_ymd TEXT)')
+    for t in world.tables:
+        db.execute(f'CREATE TABLE "{t.name}" ({", ".join(column_sql(c) for c in t.columns)})')
+    base = {WORLD_TABLE, *(t.name for t in world.tables)}
+    for platform, op, table in made:
+        for loc, message in declared_problems(table, db, base):
+            prop = table.columns[int(loc[1])].name if loc[:1] == ("columns",) and len(loc) > 1 else None
+            where = f"{op.kopa.row}/properties/{prop}/x-kopa-gen" if prop else str(op.kopa.row)
+            diags.error(platform.file, where.removeprefix("#/").replace("/", "."), f"{op.tool}: {message}")
 
 
 class HintError(ValueError):
