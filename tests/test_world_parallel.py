@@ -5,7 +5,9 @@ itself; the worker count comes from the environment with a clear error."""
 from __future__ import annotations
 
 import copy
+import os
 import sqlite3
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -127,3 +129,18 @@ def test_the_worker_count_comes_from_the_environment(monkeypatch: pytest.MonkeyP
     assert world_workers() == 3
     monkeypatch.delenv(WORKERS_ENV)
     assert 1 <= world_workers() <= 8
+
+
+def test_a_process_running_other_threads_builds_in_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forking a process with other threads running is unsafe (a lock held by one of them stays held)."""
+    monkeypatch.delenv(WORKERS_ENV, raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    assert world_workers() == 4
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert world_workers() == 1
+    finally:
+        stop.set()
+        other.join()

@@ -18,6 +18,7 @@ import shutil
 import sqlite3
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,7 +32,8 @@ WORKERS_ENV = "KOPA_GEN_WORLD_WORKERS"
 
 def world_workers() -> int:
     """Processes a world build may use: `$KOPA_GEN_WORLD_WORKERS`, else the CPUs this process may run on (at
-    most 8); 1 inside a daemonic process, which may not start children."""
+    most 8); 1 inside a daemonic process, which may not start children, and in a process running other threads
+    (a Ray or verl worker, a server), which it is not safe to fork."""
     env = os.environ.get(WORKERS_ENV, "").strip()
     if env:
         try:
@@ -41,7 +43,7 @@ def world_workers() -> int:
         if n < 1:
             raise ValueError(f"${WORKERS_ENV}={env!r}: give at least 1 (1 builds in this process)")
         return n
-    if multiprocessing.current_process().daemon:
+    if multiprocessing.current_process().daemon or threading.active_count() > 1:
         return 1
     return max(
         1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
