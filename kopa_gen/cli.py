@@ -881,6 +881,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     from kopa_gen.client.errors import MissingKeyError
+    from kopa_gen.world.parallel import WorkersError
 
     prog = " ".join(
         ["kopa-gen", args.command]
@@ -902,7 +903,7 @@ def main(argv: list[str] | None = None) -> int:
         errors = sum(d.level is Level.ERROR for d in exc.diagnostics)
         print(f"{errors} problem(s) found; nothing was written.", file=sys.stderr)
         return 1
-    except (UsageError, MissingKeyError) as exc:
+    except (UsageError, MissingKeyError, WorkersError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     except KeyError as exc:  # an unknown platform, tool or task named on the command line

@@ -298,3 +298,20 @@ def test_a_ray_address_with_no_cluster_is_refused_at_once(tmp_path: Path) -> Non
         "kopa-gen edge graph: error: argument --ray: 'headnode' is not HOST:PORT (e.g. 10.0.0.1:6379, the address "
         "`ray start --head` prints)"
     )
+
+
+def test_a_bad_world_worker_count_is_one_line(tmp_path: Path) -> None:
+    """Read only when a world has to be built: an empty cache makes `build` build one."""
+    got = subprocess.run(
+        [sys.executable, "-m", "kopa_gen", "--root", str(ROOT), "build"],
+        capture_output=True,
+        text=True,
+        env=env(KOPA_GEN_CACHE=str(tmp_path / "cache"), KOPA_GEN_WORLD_WORKERS="two"),
+        timeout=120,
+        check=False,
+    )
+    assert got.returncode == 2, got.stderr
+    assert got.stderr.strip().splitlines()[-1] == (
+        "kopa-gen build: error: $KOPA_GEN_WORLD_WORKERS='two': give a whole number of processes, e.g. 2"
+    )
+    assert "Traceback" not in got.stderr

@@ -17,7 +17,7 @@ import pytest
 from kopa_gen.project import Project, load_project
 from kopa_gen.spec.world import Table
 from kopa_gen.world.build import build_into
-from kopa_gen.world.parallel import WORKERS_ENV, world_workers
+from kopa_gen.world.parallel import WORKERS_ENV, WorkersError, world_workers
 from kopa_gen.world.registry import GenContext, Row, generator, generators
 from tests.test_world import content, small
 from tests.toyspec import WORLD_FILE, write_project
@@ -119,7 +119,7 @@ def test_a_broken_table_names_itself(tmp_path: Path) -> None:
 )
 def test_a_bad_worker_count_is_refused(monkeypatch: pytest.MonkeyPatch, value: str, message: str) -> None:
     monkeypatch.setenv(WORKERS_ENV, value)
-    with pytest.raises(ValueError, match=message) as info:
+    with pytest.raises(WorkersError, match=message) as info:
         world_workers()
     assert WORKERS_ENV in str(info.value)
 

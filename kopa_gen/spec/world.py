@@ -16,6 +16,7 @@ from kopa_gen.spec.kopa import StrictModel
 from kopa_gen.spec.source import Source, YamlError, load_yaml, validate_model
 
 WORLD_TABLE = "kopa_world"
+WORLD_TABLE_SQL = f'CREATE TABLE "{WORLD_TABLE}" (seed INTEGER, today TEXT, today_ymd TEXT)'
 """A one-row table every world has, for views and `sql` columns: seed, today (YYYY-MM-DD), today_ymd (YYYYMMDD)."""
 
 GEN_KINDS = (
@@ -256,7 +257,7 @@ def check_schema(
 
     known = generators()
     db = sqlite3.connect(":memory:")
-    db.execute(f'CREATE TABLE "{WORLD_TABLE}" (seed INTEGER, today TEXT, today_ymd TEXT)')
+    db.execute(WORLD_TABLE_SQL)
     base: set[str] = {WORLD_TABLE}  # base tables placed so far (a declared table can read only those)
     for src, kind, j, item in placed:
         if isinstance(item, Table) and item.generator is None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kopa_gen.cache import cache_dir
-from kopa_gen.spec.world import WORLD_TABLE, Table, WorldSpec
+from kopa_gen.spec.world import WORLD_TABLE, WORLD_TABLE_SQL, Table, WorldSpec
 from kopa_gen.world.declared import declared_rows, derive
 from kopa_gen.world.parallel import Builders, world_workers
 from kopa_gen.world.registry import DATA, SHARES, GenContext, Generator, generators
@@ -121,7 +121,7 @@ def ensure_world(spec: WorldSpec, seed: int | None = None, progress: Progress | 
 def create_world_table(db: sqlite3.Connection, seed: int, today: dt.date) -> None:
     """`kopa_world`: one row (seed, today as YYYY-MM-DD, today as YYYYMMDD) that views and `sql` columns read."""
     db.execute(f'DROP TABLE IF EXISTS "{WORLD_TABLE}"')
-    db.execute(f'CREATE TABLE "{WORLD_TABLE}" (seed INTEGER, today TEXT, today_ymd TEXT)')
+    db.execute(WORLD_TABLE_SQL)
     db.execute(
         f'INSERT INTO "{WORLD_TABLE}" VALUES (?, ?, ?)', (seed, today.isoformat(), today.strftime("%Y%m%d"))
     )
@@ -131,8 +131,7 @@ def create_schema(db: sqlite3.Connection, spec: WorldSpec) -> None:
     """Tables (empty) and views; enough to know every column a platform can bind to."""
     create_world_table(db, spec.seed, spec.today)
     for table in spec.tables:
-        cols = ", ".join(f'"{c.name}" {c.type.upper()}' for c in table.columns)
-        db.execute(f'CREATE TABLE "{table.name}" ({cols})')
+        _create(db, table)
     for view in spec.views:
         db.execute(f'CREATE VIEW "{view.name}" AS {view.sql}')
 

@@ -30,6 +30,10 @@ from kopa_gen.world.registry import SHARES
 WORKERS_ENV = "KOPA_GEN_WORLD_WORKERS"
 
 
+class WorkersError(ValueError):
+    """`$KOPA_GEN_WORLD_WORKERS` is not a process count (the CLI prints it as one line)."""
+
+
 def world_workers() -> int:
     """Processes a world build may use: `$KOPA_GEN_WORLD_WORKERS`, else the CPUs this process may run on (at
     most 8); 1 inside a daemonic process, which may not start children, and in a process running other threads
@@ -39,9 +43,9 @@ def world_workers() -> int:
         try:
             n = int(env)
         except ValueError:
-            raise ValueError(f"${WORKERS_ENV}={env!r}: give a whole number of processes, e.g. 2") from None
+            raise WorkersError(f"${WORKERS_ENV}={env!r}: give a whole number of processes, e.g. 2") from None
         if n < 1:
-            raise ValueError(f"${WORKERS_ENV}={env!r}: give at least 1 (1 builds in this process)")
+            raise WorkersError(f"${WORKERS_ENV}={env!r}: give at least 1 (1 builds in this process)")
         return n
     if multiprocessing.current_process().daemon or threading.active_count() > 1:
         return 1
@@ -57,7 +61,7 @@ class Job:
 
 @dataclass
 class Done:
-    """What a job made: its scratch file, and per table the tables it read, its row count and seconds."""
+    """What a job made: its scratch file, and per table the tables it read and its seconds."""
 
     part: str
     reads: dict[str, set[str]] = field(default_factory=dict)
@@ -104,6 +108,7 @@ def jobs_of(spec: WorldSpec, stale: set[str]) -> list[Job]:
 # --- worker side -------------------------------------------------------------------------------------------
 
 _SPEC: WorldSpec | None = None
+_TABLES: dict[str, Table] = {}
 _SEED = 0
 _WORLD = ""
 _SCRATCH = ""
@@ -112,6 +117,7 @@ _SCRATCH = ""
 def _start(spec: WorldSpec, seed: int, world: str, scratch: str) -> None:
     global _SPEC, _SEED, _WORLD, _SCRATCH
     _SPEC, _SEED, _WORLD, _SCRATCH = spec, seed, world, scratch
+    _TABLES.update((t.name, t) for t in spec.tables)
     from kopa_gen.world.registry import generators
 
     generators()  # import every generator module once per worker, not in the first job's time
@@ -124,7 +130,6 @@ def _run(job: Job, attempt: int, ready: frozenset[str], pending: frozenset[str])
     from kopa_gen.world.registry import GenContext, generators
 
     assert _SPEC is not None, "worker started without a spec"
-    by_name = {t.name: t for t in _SPEC.tables}
     part = os.path.join(_SCRATCH, f"{job.tables[0]}-{attempt}.sqlite")
     db = sqlite3.connect(Path(part).as_uri(), uri=True)  # a URI connection attaches the world by URI
     start = time.perf_counter()
@@ -134,12 +139,12 @@ def _run(job: Job, attempt: int, ready: frozenset[str], pending: frozenset[str])
         db.execute("PRAGMA temp_store=MEMORY")
         db.execute("ATTACH ? AS world", (Path(_WORLD).as_uri() + "?mode=ro",))
         ctx = GenContext(seed=_SEED, today=_SPEC.today, db=db)
-        mine: set[str] = set()
         missing: list[str] = []
 
         def gate(table: str, schema: str | None) -> bool:
-            """May the job read `table` here? Not a stale table the world has not got yet."""
-            if schema == "world" and table in pending and table not in ready and table not in mine:
+            """May the job read `table` here? Not a stale table the world has not got yet (the job's own
+            tables, made before in this job, are read from the scratch file: schema "main")."""
+            if schema == "world" and table in pending and table not in ready:
                 missing.append(table)
                 return False
             return True
@@ -148,12 +153,11 @@ def _run(job: Job, attempt: int, ready: frozenset[str], pending: frozenset[str])
         for name in job.tables:
             table_start = time.perf_counter()
             try:
-                done.reads[name] = fill_table(db, ctx, by_name[name], generators(), gate)
+                done.reads[name] = fill_table(db, ctx, _TABLES[name], generators(), gate)
             except Exception:
                 if missing:  # the read the gate refused failed the statement
                     return NotReady(missing[0], time.perf_counter() - start)
                 raise
-            mine.add(name)
             db.commit()
             done.seconds[name] = time.perf_counter() - table_start
         return done

@@ -26,6 +26,7 @@ from kopa_gen.spec.kopa import Filter, Order, Source
 from kopa_gen.spec.platform import Operation, Platform
 from kopa_gen.spec.world import (
     WORLD_TABLE,
+    WORLD_TABLE_SQL,
     Column,
     ColumnGen,
     Table,
@@ -78,7 +79,6 @@ def synthesize(
     """Bind every operation lacking a source to a synthesised table appended to the world (after every declared
     and generated table, so foreign keys may read any of them). A malformed `x-kopa-gen` hint is an error at its
     place."""
-    added: list[Table] = []
     made: list[tuple[Platform, Operation, Table]] = []
     out: list[Platform] = []
     for platform in platforms:
@@ -90,10 +90,8 @@ def synthesize(
             try:
                 table, source = synth_table(op, world.entities)
             except HintError as exc:
-                where = f"{op.kopa.row}/properties/{exc.prop}/x-kopa-gen".removeprefix("#/").replace("/", ".")
-                diags.error(platform.file, where, exc.message)
+                diags.error(platform.file, _hint_at(op, exc.prop), exc.message)
                 continue
-            added.append(table)
             made.append((platform, op, table))
             ops.append(dataclasses.replace(op, kopa=op.kopa.model_copy(update={"source": source})))
         out.append(
@@ -101,10 +99,10 @@ def synthesize(
             if ops != list(platform.operations)
             else platform
         )
-    if not added:
+    if not made:
         return platforms, world
     check_made(made, world, diags)
-    return out, world.model_copy(update={"tables": [*world.tables, *added]})
+    return out, world.model_copy(update={"tables": [*world.tables, *(table for _, _, table in made)]})
 
 
 def check_made(made: list[tuple[Platform, Operation, Table]], world: WorldSpec, diags: Diagnostics) -> None:
@@ -112,15 +110,20 @@ def check_made(made: list[tuple[Platform, Operation, Table]], world: WorldSpec, 
     a later property, a `ref` to a table or column the world lacks, SQL that does not run. Each problem is
     reported at the row property's `x-kopa-gen`."""
     db = sqlite3.connect(":memory:")
-    db.execute(f'CREATE TABLE "{WORLD_TABLE}" (seed INTEGER, today TEXT, today_ymd TEXT)')
+    db.execute(WORLD_TABLE_SQL)
     for t in world.tables:
         db.execute(f'CREATE TABLE "{t.name}" ({", ".join(column_sql(c) for c in t.columns)})')
     base = {WORLD_TABLE, *(t.name for t in world.tables)}
     for platform, op, table in made:
         for loc, message in declared_problems(table, db, base):
             prop = table.columns[int(loc[1])].name if loc[:1] == ("columns",) and len(loc) > 1 else None
-            where = f"{op.kopa.row}/properties/{prop}/x-kopa-gen" if prop else str(op.kopa.row)
-            diags.error(platform.file, where.removeprefix("#/").replace("/", "."), f"{op.tool}: {message}")
+            diags.error(platform.file, _hint_at(op, prop), f"{op.tool}: {message}")
+
+
+def _hint_at(op: Operation, prop: str | None) -> str:
+    """Where a row property's `x-kopa-gen` is in the platform spec (the row schema itself without `prop`)."""
+    where = f"{op.kopa.row}/properties/{prop}/x-kopa-gen" if prop else str(op.kopa.row)
+    return where.removeprefix("#/").replace("/", ".")
 
 
 class HintError(ValueError):
