@@ -123,6 +123,22 @@ def json_object(text: str) -> dict[str, Any]:
     return value
 
 
+def json_value(text: str) -> Any:
+    """argparse type: any JSON value (a submission to grade may be malformed on purpose)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(
+            f'not valid JSON ({exc.msg} at column {exc.colno}); e.g. \'{{"answer": 154329557, "unit": "천원"}}\''
+        ) from None
+
+
+def _answer_modes() -> tuple[str, ...]:
+    from kopa_gen.spec.task import ANSWER_MODES
+
+    return ANSWER_MODES
+
+
 def _project(args: argparse.Namespace) -> Any:
     from kopa_gen.project import load_project
 
@@ -325,7 +341,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from kopa_gen.evaluate.report import print_summary
-    from kopa_gen.evaluate.rundir import RunFolderError
+    from kopa_gen.evaluate.rundir import RunFolderError, read_manifest
     from kopa_gen.evaluate.runner import EvalConfig, failed_infrastructure, print_progress, run_eval
 
     if args.k is not None and args.k < 1:
@@ -356,6 +372,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         seeds=args.seeds,
         concurrency=args.concurrency,
         live=args.live,
+        answer_mode=args.answer_mode,
         spread=_spread(args),
         judge={
             "base_url": args.judge_base_url,
@@ -371,7 +388,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         )
     except RunFolderError as exc:
         raise UsageError(str(exc)) from exc
-    print_summary(records, args.k)
+    print_summary(records, args.k, read_manifest(out))
     print(f"episodes: {out / 'episodes.jsonl'}")
     down = failed_infrastructure(records)
     if down:
@@ -454,7 +471,14 @@ def cmd_score(args: argparse.Namespace) -> int:
         project = project.with_task_set(Path(args.task_dir))
     try:
         verdict = asyncio.run(
-            probe(project, args.task, args.answer, Path(args.calls) if args.calls else None, args.seed)
+            probe(
+                project,
+                args.task,
+                args.answer,
+                Path(args.calls) if args.calls else None,
+                args.seed,
+                args.submit,
+            )
         )
     except ProbeError as exc:
         raise UsageError(str(exc)) from exc
@@ -717,6 +741,13 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument(
         "--task-dir", help="evaluate a synthesized task set (the folder `kopa-gen edge synth` wrote) instead"
     )
+    e.add_argument(
+        "--answer-mode",
+        choices=_Choices(_answer_modes),
+        default="submit",
+        help="submit: the agent commits through the submit_answer tool, graded by type (default); text: it "
+        "answers in prose ending with a '최종 답:' line",
+    )
     e.add_argument("--rollouts", type=positive_int, default=4, help="episodes per task and seed")
     e.add_argument("--seeds", type=int, nargs="+", default=[0], help="sandbox seeds")
     e.add_argument(
@@ -762,7 +793,16 @@ def main(argv: list[str] | None = None) -> int:
         help="score one candidate answer (and call log) for one task; prints the axes and reasons as JSON",
     )
     sc.add_argument("task", help="task id, e.g. fin-003")
-    sc.add_argument("--answer", required=True, help="the candidate final message")
+    said = sc.add_mutually_exclusive_group(required=True)
+    said.add_argument("--answer", help="a candidate final message, graded in text mode")
+    said.add_argument(
+        "--submit",
+        type=json_value,
+        action="append",
+        metavar="JSON",
+        help='submit_answer arguments, graded in submit mode, e.g. \'{"answer": 154329557, "unit": "천원"}\' '
+        "(repeat for several submissions)",
+    )
     sc.add_argument(
         "--calls",
         help="a call log to replay in the sandbox: JSON list of {tool, arguments}, {calls, turns}, or JSON Lines",

@@ -2,7 +2,7 @@
 call logs.
 
 Every expected value below is worked out by hand; none is computed by the code under test.
-ACTION = (Corr + Corr * Eff) / 2, Eff = (CR + MPC) / 2.
+ACTION = (Corr + Eff) / 2 (the paper's), action_gated = (Corr + Corr * Eff) / 2, Eff = (CR + MPC) / 2.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from kopa_gen.evaluate.action import canonical, match_calls, score_action
+from kopa_gen.evaluate.action import canonical, match_calls, row_key, score_action
 from kopa_gen.runtime.session import CallRecord
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,15 +70,16 @@ def test_perfect_replay_scores_one() -> None:
 
 def test_missing_call() -> None:
     # corr 3/4; cr min(1, 4/3) = 1; the parallel step lacks a24 -> mpc 0; eff 0.5;
-    # action (0.75 + 0.75 * 0.5) / 2 = 0.5625
+    # action (0.75 + 0.5) / 2 = 0.625; gated (0.75 + 0.75 * 0.5) / 2 = 0.5625
     score = score_action(GOLD, replay(CORP, A25, NOTE), [[0], [1], [2]])
-    assert (score.corr, score.cr, score.mpc, score.eff, score.action) == (0.75, 1.0, 0.0, 0.5, 0.5625)
+    assert (score.corr, score.cr, score.mpc, score.eff, score.action) == (0.75, 1.0, 0.0, 0.5, 0.625)
+    assert score.action_gated == 0.5625
     assert score.matched == [("corp", 0), ("a25", 1), ("note", 2)]
 
 
 def test_wrong_argument_does_not_match() -> None:
     calls = replay(CORP, A25, with_args(A24, bsns_year="2023"), NOTE)
-    assert scores(GOLD, calls, [[0], [1, 2], [3]]) == (0.75, 1.0, 0.0, 0.5, 0.5625)
+    assert scores(GOLD, calls, [[0], [1, 2], [3]]) == (0.75, 1.0, 0.0, 0.5, 0.625)
 
 
 def test_compare_lists_in_the_fixture_limit_the_check() -> None:
@@ -109,12 +110,14 @@ def test_parallel_step_issued_sequentially() -> None:
     assert score_action(GOLD, calls, [[0, 1, 2], [3]]).mpc == 1.0
 
 
-def test_efficiency_counts_only_as_far_as_the_calls_were_correct() -> None:
-    # One call that errors: corr 0, so no ACTION however "efficient" (it used to score 0.5).
+def test_the_gated_variant_counts_efficiency_only_as_far_as_the_calls_were_correct() -> None:
+    # One call that errors: corr 0, cr 1, mpc 1, eff 1: the paper's ACTION (0 + 1) / 2 = 0.5; gated (0 + 0) / 2 = 0
     erroring = [Call(0, "dart_corp_code", {"corp_name": "삼성전자"}, is_error=True)]
-    assert scores([[CORP]], erroring, [[0]]) == (0.0, 1.0, 1.0, 1.0, 0.0)
+    assert scores([[CORP]], erroring, [[0]]) == (0.0, 1.0, 1.0, 1.0, 0.5)
+    assert score_action([[CORP]], erroring, [[0]]).action_gated == 0.0
     # One wrong call for a one-call chain: the same.
-    assert score_action([[CORP]], replay(with_args(CORP, corp_name="LG")), [[0]]).action == 0.0
+    wrong = score_action([[CORP]], replay(with_args(CORP, corp_name="LG")), [[0]])
+    assert (wrong.action, wrong.action_gated) == (0.5, 0.0)
 
 
 def test_error_calls_do_not_match_but_count() -> None:
@@ -123,8 +126,14 @@ def test_error_calls_do_not_match_but_count() -> None:
         *replay(A25, A24, NOTE, start=1),
     ]
     score = score_action(GOLD, calls, [[0], [1, 2], [3]])
-    # corr 3/4; cr 4/4; mpc 1; eff 1; action (0.75 + 0.75) / 2
-    assert (score.corr, score.cr, score.mpc, score.action) == (0.75, 1.0, 1.0, 0.75)
+    # corr 3/4; cr 4/4; mpc 1; eff 1; action (0.75 + 1) / 2 = 0.875; gated (0.75 + 0.75) / 2 = 0.75
+    assert (score.corr, score.cr, score.mpc, score.action, score.action_gated) == (
+        0.75,
+        1.0,
+        1.0,
+        0.875,
+        0.75,
+    )
     assert score.matched == [("a25", 1), ("a24", 2), ("note", 3)]
 
     retried = [calls[0], *replay(CORP, A25, A24, NOTE, start=1)]
@@ -160,21 +169,24 @@ def test_pages_are_matched_by_the_rows_they_cover() -> None:
     # one large page covers all three gold pages: corr 1, cr min(1, 3/1) = 1
     score = score_action(PAGED, [page(0, 1, 100)], [[0]])
     assert (score.corr, score.cr, score.action) == (1.0, 1.0, 1.0)
-    assert score.matched == [("d@1", 0), ("d@2", 0), ("d@3", 0)]
+    assert score.matched == [("d", 0)], "the pages of one gold call are one call"
 
 
 def test_page_one_twice_never_covers_page_two() -> None:
-    # corr 1/3; cr min(1, 3/2) = 1; mpc 1 (no parallel step); action (1/3 + 1/3) / 2 = 1/3
+    # d is one gold call of 3 pages, 1 covered: corr 1/3; cr min(1, 3/2) = 1; mpc 1 (no parallel step);
+    # action (1/3 + 1) / 2 = 2/3; gated (1/3 + 1/3) / 2 = 1/3
     score = score_action(PAGED, [page(0, 1, 10), page(1, 1, 10)], [[0], [1]])
     assert score.corr == pytest.approx(1 / 3)
-    assert score.action == pytest.approx(1 / 3)
-    assert score.matched == [("d@1", 0)]
+    assert score.action == pytest.approx(2 / 3)
+    assert score.action_gated == pytest.approx(1 / 3)
+    assert score.matched == [("d", 0)]
 
 
 def test_a_gap_between_pages_leaves_the_page_uncovered() -> None:
-    # rows 0-9 (page 1 of 10) and 15-24 (page 2 of 15): gold page 2 (10-19) has a gap at 10-14
+    # rows 0-9 (page 1 of 10) and 15-24 (page 2 of 15): gold page 2 (10-19) has a gap at 10-14; pages 1 and 3
+    # are covered: 2 of 3
     score = score_action(PAGED, [page(0, 1, 10), page(1, 2, 15)], [[0], [1]])
-    assert score.matched == [("d@1", 0), ("d@3", 1)]
+    assert score.corr == pytest.approx(2 / 3)
     # the wrong query argument covers nothing
     assert score_action(PAGED, [page(0, 1, 100, q="y")], [[0]]).corr == 0.0
 
@@ -184,7 +196,7 @@ def test_alternatives_match_in_place_of_the_gold_call() -> None:
         {"tool": "u", "args": {"y": "2", "z": "free"}, "compare": ["y"]}
     ]}]]  # fmt: skip
     assert score_action(gold, [Call(0, "u", {"y": 2, "z": "other"})], [[0]]).action == 1.0
-    assert score_action(gold, [Call(0, "u", {"y": 3})], [[0]]).action == 0.0
+    assert score_action(gold, [Call(0, "u", {"y": 3})], [[0]]).corr == 0.0
     assert score_action(gold, [Call(0, "t", {"x": 1})], [[0]]).action == 1.0
 
 
@@ -209,7 +221,7 @@ def test_gold_fixture_replays_to_one() -> None:
     calls = [Call(i, u["tool"], u["args"], structured=_result(u)) for i, u in enumerate(units)]
     score = score_action(fixture["steps"], calls, [[c.index] for c in calls])
     assert score.action == 1.0
-    assert [key for key, _ in score.matched] == [u["key"] for u in units]
+    assert [key for key, _ in score.matched] == list(dict.fromkeys(u["key"].split("@")[0] for u in units))
 
 
 def _result(unit: dict[str, Any]) -> dict[str, Any] | None:
@@ -285,3 +297,57 @@ def test_matching_is_one_to_one_and_greedy_in_order() -> None:
         ("a24", 1),
         ("note", 0),
     ]
+
+
+# ---------------------------------------------------------------------------------------- rows covered
+# a gold list call read to the end (3 pages of 10 rows), whose later reference reads two of its rows
+ROW_A = {"name": "갑", "date": "20260101"}
+ROW_B = {"name": "을", "date": "20261130"}
+ROW_C = {"name": "병", "date": "20250505"}
+EVIDENCE_INFOS = {
+    "d": {
+        "evidence": {"rows": [row_key(ROW_A), row_key(ROW_B)], "total": False, "record": None},
+        "feeds": [],
+        "answer": True,
+    }
+}
+
+
+def listing(index: int, rows: list[dict[str, str]], q: str = "y") -> Call:
+    return Call(
+        index, "t", {"q": q}, structured={"page": 1, "page_size": 10, "total_count": len(rows), "rows": rows}
+    )
+
+
+def test_any_query_that_returns_the_rows_read_is_credited() -> None:
+    # the gold pages through 25 rows; a sorted or filtered call (other arguments) returning both rows read:
+    # corr 1, cr min(1, 3/1) = 1, mpc 1 -> 1.0
+    score = score_action(PAGED, [listing(0, [ROW_B, ROW_A])], [[0]], EVIDENCE_INFOS)
+    assert (score.corr, score.action) == (1.0, 1.0)
+    # one of the two rows: corr 1/2; action (0.5 + 1) / 2 = 0.75
+    half = score_action(PAGED, [listing(0, [ROW_A, ROW_C])], [[0]], EVIDENCE_INFOS)
+    assert (half.corr, half.action) == (0.5, 0.75)
+    # the rows from another tool do not count
+    other = [Call(0, "u", {}, structured={"rows": [ROW_A, ROW_B]})]
+    assert score_action(PAGED, other, [[0]], EVIDENCE_INFOS).corr == 0.0
+    # a row with one field changed is another row
+    changed = score_action(PAGED, [listing(0, [ROW_A, {**ROW_B, "date": "20261129"}])], [[0]], EVIDENCE_INFOS)
+    assert changed.corr == 0.5
+
+
+def test_a_lookup_whose_value_the_agent_already_held_is_credited() -> None:
+    # corp feeds a25 and a24; the agent skips corp and calls both with the right corp_code: corp counts, as the
+    # agent held its value. corr 4/4; cr min(1, 4/3) = 1; mpc 1 -> 1.0
+    infos = {
+        "corp": {"evidence": None, "feeds": ["a24", "a25"], "answer": False},
+        "a25": {"evidence": None, "feeds": [], "answer": True},
+        "a24": {"evidence": None, "feeds": [], "answer": True},
+        "note": {"evidence": None, "feeds": [], "answer": False},
+    }
+    score = score_action(GOLD, replay(A25, A24, NOTE), [[0, 1], [2]], infos)
+    assert (score.corr, score.action) == (1.0, 1.0)
+    # a wrong a24 leaves corp uncredited too: corr (0 + 1 + 0 + 1) / 4 = 0.5
+    wrong = score_action(GOLD, replay(A25, with_args(A24, bsns_year="2023"), NOTE), [[0, 1], [2]], infos)
+    assert wrong.corr == 0.5
+    # without the fixture's information nothing is inferred: corp is missing, corr 3/4
+    assert score_action(GOLD, replay(A25, A24, NOTE), [[0, 1], [2]]).corr == 0.75

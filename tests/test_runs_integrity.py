@@ -254,13 +254,15 @@ def test_eval_and_report_print_the_same_table(
 def test_a_judge_that_is_down_leaves_the_episode_ungraded_and_retried(
     project: Project, world: BuiltWorld, tmp_path: Path
 ) -> None:
-    """do-nothing on fin-001 leaves nothing the rules can read, so the judge decides; when the judge cannot be
+    """do-nothing on fin-001 leaves nothing the rules can read (text mode), so the judge decides; when it cannot be
     reached the episode is failed-infrastructure (not a model failure) and runs again on resume."""
 
     def config(base_url: str) -> EvalConfig:
         judge = {"base_url": base_url, "model": "j", "api_key_env": "KOPA_TEST_NO_KEY", "retries": 1}
         judge["backoff_s"] = 0.0
-        return EvalConfig(policy="do-nothing", out=tmp_path, rollouts=1, tasks=["fin-001"], judge=judge)
+        return EvalConfig(
+            policy="do-nothing", out=tmp_path, rollouts=1, tasks=["fin-001"], judge=judge, answer_mode="text"
+        )
 
     with ChatDouble([Fail(503), Fail(503)]) as down:
         (record,) = asyncio.run(run_eval(project, config(down.base_url)))

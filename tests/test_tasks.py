@@ -289,7 +289,7 @@ def test_a_combined_answer_is_built_and_given_by_the_oracle(project: Project, wo
             episode = await Oracle().run(TaskContext(growth, fixture), session)
         return episode.final_message
 
-    assert asyncio.run(oracle()) == f"정답: {growth_value}"
+    assert asyncio.run(oracle()) == f"최종 답: {growth_value}"
 
 
 async def _revenue_row(project: Project, task: Task) -> dict[str, object]:

@@ -18,17 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from kopa_gen.compile import lint
-from kopa_gen.evaluate.action import covered_rows
+from kopa_gen.envelopes import family
+from kopa_gen.envelopes.base import positional
+from kopa_gen.evaluate.action import covered_rows, row_key
 from kopa_gen.project import Project
-from kopa_gen.runtime.answer import answer_pool, arg_value, derive_answer
+from kopa_gen.runtime.answer import answer_pool, arg_value, derive_answer, source_value
 from kopa_gen.runtime.chain import Problem, Unit, Walk, Walker, coerce, walk_chain
-from kopa_gen.runtime.paths import PathError
+from kopa_gen.runtime.paths import PathError, rows_read
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.sandbox.episode import digest
 from kopa_gen.spec.diagnostics import Diagnostics
 from kopa_gen.spec.source import Source, YamlError, format_path, load_yaml
-from kopa_gen.spec.task import Task
+from kopa_gen.spec.task import From, Task
 from kopa_gen.world.build import world_hash
 
 HERE = Path(__file__).parent
@@ -44,7 +46,8 @@ def fixture_input(project: Project, file: str, seed: int) -> str:
     h = hashlib.sha256((project.root / file).read_bytes())
     h.update(world_hash(project.world, seed).encode())
     runtime = HERE.parent / "runtime"
-    code = [HERE / "fixtures.py", HERE / "lint.py", *sorted(runtime.glob("*.py"))]
+    action = HERE.parent / "evaluate" / "action.py"  # row keys and page coverage
+    code = [HERE / "fixtures.py", HERE / "lint.py", action, *sorted(runtime.glob("*.py"))]
     for path in code:
         h.update(path.read_bytes())
     for p in sorted(project.platforms, key=lambda x: x.id):
@@ -188,8 +191,59 @@ async def run_gold(
         "answer_pool": pool,
         "state_scope": scope,
         "state_hash": state,
+        "calls": call_infos(project, walk, task),
         "stats": stats,
     }
+
+
+EVIDENCE_ROWS = 256
+"""A gold call whose references read more rows than this is matched page by page (`rows: "all"`) instead of by
+row keys, so that a fixture stays small."""
+
+
+def call_infos(project: Project, walk: Walk, task: Task) -> dict[str, Any]:
+    """Per gold call (fan-outs left out): what its references read (kopa_gen.runtime.paths.rows_read: row keys,
+    the total, the record), which calls read it, and whether the answer does. ACTION credits an agent that fetched
+    what the references read, by any route (kopa_gen/evaluate/action.py)."""
+    readers: dict[str, list[tuple[str, From]]] = {}
+    for call in task.calls():
+        for ref in call.references():
+            readers.setdefault(ref.call, []).append((call.id, ref))
+    for ref in task.answer_from.sources() if task.answer_from is not None else []:
+        readers.setdefault(ref.call, []).append(("answer", ref))
+    out: dict[str, Any] = {}
+    for call in task.calls():
+        result = walk.results.get(call.id)
+        mine = readers.get(call.id, [])
+        evidence: dict[str, Any] | None = None
+        if call.for_each is None and isinstance(result, dict) and mine:
+            platform = project.platform_of(call.tool)
+            ignore = positional(family(platform.kopa.envelope), platform.operation(call.tool))
+            rows: dict[str, None] = {}
+            total = record = other = False
+            for _, ref in mine:
+                try:
+                    env = {name: source_value(walk.results, r) for name, r in ref.with_.items()}
+                    read = rows_read(result, ref.path, env)
+                except PathError:
+                    other = True
+                    continue
+                rows.update(dict.fromkeys(row_key(r, ignore) for r in read.rows))
+                total, record, other = total or read.total, record or read.record, other or read.other
+            if not other:
+                evidence = {
+                    "rows": "all" if len(rows) > EVIDENCE_ROWS else list(rows),
+                    "total": total,
+                    "record": row_key(result.get("record")) if record else None,
+                }
+                if ignore:
+                    evidence["ignore"] = ignore
+        out[call.id] = {
+            "evidence": evidence,
+            "feeds": sorted({who for who, _ in mine if who != "answer"}),
+            "answer": any(who == "answer" for who, _ in mine),
+        }
+    return out
 
 
 def _call_locs(task: Task) -> list[tuple[tuple[str | int, ...], Any]]:

@@ -95,6 +95,13 @@ class Family(Protocol):
     def parse(self, platform: Platform, op: Operation, body: bytes, wire: Wire) -> Parsed: ...
 
 
+def positional(family: Family, op: Operation) -> list[str]:
+    """The row fields a family fills with the row's position in the answer (law.go.kr's `id`): a row's identity
+    across queries leaves them out. A family declares them with a `positional(op)` method; most have none."""
+    declared = getattr(family, "positional", None)
+    return list(declared(op)) if callable(declared) else []
+
+
 def coerce(props: Mapping[str, Any], row: Mapping[str, Any]) -> JSON:
     """Type a row as the real API types it: strings unless the row schema says integer/number.
     None becomes the empty string (what the real services send for a missing value). Properties marked

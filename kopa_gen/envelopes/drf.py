@@ -165,6 +165,11 @@ def numbered(rows: list[JSON], props: Mapping[str, Any], first: int) -> list[JSO
 @register_family("drf")
 class DrfFamily:
     echoes = True
+
+    def positional(self, op: Operation) -> list[str]:
+        """Attributes the world leaves empty are numbered with the row's position (see `numbered`)."""
+        return [name for name, schema in op.row_props.items() if is_attribute(schema)]
+
     scaffold = """\
 server: https://www.__ID__.example.kr/DRF
 path: /__ROW__Search.do

@@ -1,22 +1,29 @@
-"""The ACTION axis: how closely the agent's tool calls follow the gold chain. Reported for every episode, never a
+"""The ACTION axis: how well the agent's tool calls did the chain's work. Reported for every episode, never a
 reward (docs/evaluation.md has the definitions with worked examples).
 
-    ACTION = (Corr + Corr × Eff) / 2,   Eff = (CR + MPC) / 2
+    ACTION = (Corr + Eff) / 2,   Eff = (CR + MPC) / 2          (the paper's; `action_gated` = (Corr + Corr x Eff) / 2)
 
-Efficiency counts only as far as the calls were correct: no correct call, no ACTION at all.
+Corr  the mean over gold calls (its pages together; a fan-out item on its own) of the share of what the chain's
+      references read from it that the agent fetched, by any route:
+      - the rows they read (a filter's or an extreme's rows; the fixture's `calls[id].evidence.rows`, row keys),
+        returned by any successful call of the same tool: a sorted query, an exact-name query or a larger page
+        counts as well as the gold's;
+      - the total (`total_count`): a call of the tool with the gold's compared arguments that returned it;
+      - the record: a call of the tool that returned the same record;
+      - when the references read every row of a long list (`rows: "all"`), a write, a fan-out item, or a call with
+        no evidence recorded: argument matching as before, page by page (the agent's calls with the compared
+        arguments must together have read every row of each gold page), the share of pages covered;
+      - a call whose values only feed later calls (not the answer) counts in full when every call it feeds does:
+        the agent already held the value (a lookup skipped).
+CR    min(1, gold units / agent calls): gold units count pages and fan-out items; every agent call counts (errors
+      included); 0 without calls.
+MPC   over gold steps of two or more calls: the share whose calls were all credited and whose covering agent calls
+      share one model turn; 1.0 when there is no such step, 0 without calls.
 
-Gold units are the fixture's executed gold calls (a fan-out item and a page each count as one), taken in chain
-order. A unit is matched by the earliest agent call not yet taken that did not return an error, has the unit's
-tool (or one of its alternatives' tools) and equal values on its compared arguments (the fixture's `compare`:
-the task's `compare` list, else every argument; paging arguments are never compared as values). A unit of a tool
-that pages is matched by the rows it covers instead: the agent's successful calls with the same compared
-arguments must together have read every row of the gold page ([start, end) from page, page size and total),
-so a larger page may cover several gold pages and two page-1 calls never cover page 2.
-
-Corr  matched units / gold units.
-CR    min(1, gold units / agent calls), every agent call counted (errors included); 0 without calls.
-MPC   over gold steps of two or more units: the share whose units were all matched by calls of one model turn;
-      1.0 when there is no such step, 0 without calls.
+Argument matching (`match_calls`): a unit takes the earliest agent call not yet taken that did not return an error,
+has the unit's tool (or one of its alternatives') and equal values on its compared arguments (the fixture's
+`compare`; paging arguments never compare as values); a unit of a tool that pages is matched by the rows it
+covers (page, page size and total of the agent's calls), so a larger page may cover several gold pages.
 
 Value equality (`canonical`): None is the same as an absent argument; strings are NFC-normalized and stripped;
 ints, floats and numeric strings ('2025', '-3.5'; not '005930', whose leading zero makes it an identifier)
@@ -27,6 +34,8 @@ object, unexpected types, deep nesting) never raise: they simply do not match.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 import unicodedata
@@ -34,6 +43,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Protocol
+
+import orjson
 
 GoldUnit = Mapping[str, Any]
 """One executed gold call as written in a fixture: {id, key, tool, args, compare, paging, alternatives}."""
@@ -57,7 +68,9 @@ class CallLike(Protocol):
 
 @dataclass(frozen=True)
 class ActionScore:
-    """The ACTION axis of one episode; `matched` pairs each matched gold unit key with an agent call index."""
+    """The ACTION axis of one episode; `matched` pairs each credited gold call with the first agent call that
+    covered it. `action` is the paper's (Corr + Eff) / 2; `action_gated` the stricter (Corr + Corr x Eff) / 2,
+    where efficiency counts only as far as the calls were correct."""
 
     corr: float
     cr: float
@@ -65,6 +78,7 @@ class ActionScore:
     eff: float
     action: float
     matched: list[tuple[str, int]]
+    action_gated: float = 0.0
 
 
 def _scalar(text: str) -> Hashable:
@@ -219,31 +233,174 @@ def _turn_lookup(turns: Sequence[Sequence[int]]) -> dict[int, int]:
     return lookup
 
 
+def row_key(row: Any, ignore: Sequence[str] = ()) -> str:
+    """A row's identity across queries: the digest of its canonical JSON (the same row returned by a filtered,
+    sorted or larger page has the same key), without the fields its envelope numbers by position (`ignore`)."""
+    if ignore and isinstance(row, Mapping):
+        row = {k: v for k, v in row.items() if k not in ignore}
+    try:
+        data = orjson.dumps(row, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        data = json.dumps(row, ensure_ascii=False, sort_keys=True, default=str).encode()
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+CallInfo = Mapping[str, Any]
+"""A fixture's `calls[id]`: {evidence: {rows: [row keys] | "all", total: bool, record: key | null, ignore: [fields
+left out of row keys]} | null,
+feeds: [ids of calls that read it], answer: bool (the answer reads it)}."""
+
+
+def _group_key(unit: GoldUnit) -> str:
+    """The logical call a unit belongs to: pages of one call (and of one fan-out item) are one."""
+    return str(unit.get("key", unit.get("id"))).split("@")[0]
+
+
+class _Rows:
+    """Row keys of each agent call's result, computed once per call and only for tools that need them."""
+
+    def __init__(self, calls: Sequence[CallLike]) -> None:
+        self.calls = calls
+        self.keys: dict[tuple[int, tuple[str, ...]], set[str]] = {}
+
+    def of(self, position: int, ignore: tuple[str, ...] = ()) -> set[str]:
+        if (position, ignore) not in self.keys:
+            result = getattr(self.calls[position], "structured", None)
+            rows = result.get("rows") if isinstance(result, Mapping) else None
+            keys = {row_key(r, ignore) for r in rows} if isinstance(rows, list) else set()
+            self.keys[position, ignore] = keys
+        return self.keys[position, ignore]
+
+
+def _by_rows(
+    units: Sequence[GoldUnit], evidence: Mapping[str, Any], calls: Sequence[CallLike], rows: _Rows
+) -> tuple[float, list[int]]:
+    """How much of what a gold call's references read (its rows, its total, its record) the agent fetched, by
+    any arguments, as a share; and the agent calls that fetched it."""
+    tool = units[0].get("tool")
+    usable = [p for p, c in enumerate(calls) if c.tool == tool and not c.is_error]
+    used: list[int] = []
+    parts = found = 0
+    wanted = evidence.get("rows")
+    ignore = tuple(str(f) for f in evidence.get("ignore") or ())
+    if isinstance(wanted, list) and wanted:
+        missing = set(wanted)
+        for p in usable:
+            got = missing & rows.of(p, ignore)
+            if got:
+                used.append(p)
+                missing -= got
+        parts += len(wanted)
+        found += len(wanted) - len(missing)
+    record = evidence.get("record")
+    if record:
+        parts += 1
+        structured = [(p, getattr(calls[p], "structured", None) or {}) for p in usable]
+        hit = next(
+            (p for p, r in structured if isinstance(r, Mapping) and row_key(r.get("record")) == record), None
+        )
+        if hit is not None:
+            found += 1
+            used.append(hit)
+    if evidence.get("total"):
+        parts += 1
+        total = units[0].get("total_count")
+        hit = next(
+            (
+                p
+                for p in usable
+                if _same(units[0].get("tool"), units[0].get("args"), _names(units[0]), calls[p])
+                and (getattr(calls[p], "structured", None) or {}).get("total_count") == total
+            ),
+            None,
+        )
+        if hit is not None:
+            found += 1
+            used.append(hit)
+    return (found / parts if parts else 1.0), sorted(set(used))
+
+
 def score_action(
-    gold_steps: Sequence[Sequence[GoldUnit]], calls: Sequence[CallLike], turns: Sequence[Sequence[int]]
+    gold_steps: Sequence[Sequence[GoldUnit]],
+    calls: Sequence[CallLike],
+    turns: Sequence[Sequence[int]],
+    infos: Mapping[str, CallInfo] | None = None,
 ) -> ActionScore:
-    """ACTION for one episode: the fixture's gold steps, the session's call log and the call indices of each
-    model turn."""
+    """ACTION for one episode: the fixture's gold steps (and its per-call `calls` information: what each call's
+    references read, who reads it), the session's call log and the call indices of each model turn."""
     total = n_gold_calls(gold_steps)
     if not calls:
         corr = 1.0 if total == 0 else 0.0
-        return ActionScore(corr, float(total == 0), float(total == 0), float(total == 0), corr, [])
-    matched = match_calls(gold_steps, calls)
-    corr = len(matched) / total if total else 1.0
+        empty = float(total == 0)
+        return ActionScore(corr, empty, empty, empty, corr, [], corr)
+    infos = infos or {}
+    groups: dict[str, list[GoldUnit]] = {}
+    for step in gold_steps:
+        for unit in step:
+            groups.setdefault(_group_key(unit), []).append(unit)
+
+    def evidence_of(key: str, units: Sequence[GoldUnit]) -> Mapping[str, Any] | None:
+        info = infos.get(str(units[0].get("id")))
+        evidence = info.get("evidence") if info is not None and "[" not in key else None
+        return evidence if isinstance(evidence, Mapping) and evidence.get("rows") != "all" else None
+
+    by_rows = {k for k, units in groups.items() if evidence_of(k, units) is not None}
+    args_steps = [[u for u in step if _group_key(u) not in by_rows] for step in gold_steps]
+    by_args = dict(match_calls(args_steps, calls))  # unit key -> agent call index, argument matching
+    position = {c.index: p for p, c in enumerate(calls)}
+    rows = _Rows(calls)
+    covering: dict[str, list[int]] = {}  # group -> positions of the agent calls that covered it
+    credit: dict[str, float] = {}  # group -> the share of it the agent fetched
+    matched: list[tuple[str, int]] = []
+    for key, units in groups.items():
+        evidence = evidence_of(key, units)
+        if evidence is not None:
+            share, used = _by_rows(units, evidence, calls, rows)
+        else:
+            hits = [by_args.get(str(u.get("key", u.get("id")))) for u in units]
+            used = [position[h] for h in hits if h is not None]
+            share = len(used) / len(units)
+        credit[key] = share
+        covering[key] = sorted(set(used))
+        if used:
+            matched.append((key, calls[min(used)].index))
+    # a call whose values only feed later calls is credited when every call it feeds is: the agent held them
+    for key in reversed(list(groups)):
+        info = infos.get(str(groups[key][0].get("id")))
+        if credit[key] == 1.0 or info is None or info.get("answer") or "[" in key:
+            continue
+        feeds = [k for k in groups if str(groups[k][0].get("id")) in (info.get("feeds") or [])]
+        if feeds and all(credit[k] == 1.0 for k in feeds):
+            credit[key] = 1.0
+            covering[key] = []
+    credited = {k for k, share in credit.items() if share == 1.0}
+    corr = sum(credit.values()) / len(groups) if groups else 1.0
     cr = min(1.0, total / len(calls))
-    by_key = dict(matched)
     turn_of = _turn_lookup(turns)
-    parallel = [step for step in gold_steps if len(step) >= 2]
+    parallel = [step for step in gold_steps if len({_group_key(u) for u in step}) >= 2]
     together = 0
     for step in parallel:
-        indices = [by_key.get(str(u.get("key", u.get("id")))) for u in step]
-        if any(index is None for index in indices):
+        keys = list(dict.fromkeys(_group_key(u) for u in step))
+        if not all(k in credited for k in keys):
             continue
-        # A call listed in no turn is a turn of its own: key it apart from every numbered turn.
-        together += len({turn_of.get(i, -1 - i) for i in indices if i is not None}) == 1
+        # a call listed in no turn is a turn of its own: key it apart from every numbered turn
+        options = [
+            {turn_of.get(calls[p].index, -1 - calls[p].index) for p in covering[k]}
+            for k in keys
+            if covering[k]
+        ]
+        together += len(options) < 2 or bool(set.intersection(*options))
     mpc = together / len(parallel) if parallel else 1.0
     eff = (cr + mpc) / 2
-    return ActionScore(corr=corr, cr=cr, mpc=mpc, eff=eff, action=(corr + corr * eff) / 2, matched=matched)
+    return ActionScore(
+        corr=corr,
+        cr=cr,
+        mpc=mpc,
+        eff=eff,
+        action=(corr + eff) / 2,
+        matched=matched,
+        action_gated=(corr + corr * eff) / 2,
+    )
 
 
 def n_gold_calls(gold_steps: Sequence[Sequence[GoldUnit]]) -> int:

@@ -12,7 +12,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter, field_validator, model_validator
 
+from kopa_gen.evaluate.normalize import fold as normalize_fold
 from kopa_gen.evaluate.normalize import normalize_text
+from kopa_gen.evaluate.units import parse_unit
 from kopa_gen.spec.kopa import StrictModel
 
 
@@ -38,9 +40,19 @@ class NumberAnswer(StrictModel):
     )
     unit: str | None = Field(
         default=None,
-        description="Unit such as '원', '%', '명', 'kcal'. A reply need not state it, but a unit it states must "
-        "name the same quantity ('1,446달러' or '1,446명' fail for 원; see UNIT_FAMILIES).",
+        description="Unit such as '원', '%', '개', 'kcal' (kopa_gen/evaluate/units.py has the table). A submission "
+        "must give a unit of the same dimension (천원, 억원 for 원; 곳, 명 for 개); a prose reply need not state "
+        "one, but a unit it states must name the same quantity ('1,446달러' fails for 원).",
     )
+
+    @field_validator("unit")
+    @classmethod
+    def _known_unit(cls, v: str | None) -> str | None:
+        if v is not None and parse_unit(v) is None:
+            raise ValueError(
+                f"unknown unit {v!r}; use a unit of kopa_gen/evaluate/units.py (원, 천원, %, %p, 개, 명, kcal, ...)"
+            )
+        return v
 
     @field_validator("value", mode="before")
     @classmethod
@@ -77,6 +89,25 @@ class TextAnswer(StrictModel):
         return [self.value, *self.aliases]
 
 
+class CodeAnswer(StrictModel):
+    """An identifier (a legal-district code, a registration number): the digits and letters must be exactly the
+    gold's; spaces and hyphens are ignored ('26200-11900' states 2620011900), leading zeros are not."""
+
+    kind: Literal["code"] = Field(default="code", description="Discriminator: a code answer.")
+    value: str = Field(
+        min_length=1, pattern=r"^[0-9A-Za-z][0-9A-Za-z_-]*$", description="The gold code, e.g. '2620011900'."
+    )
+
+    def key(self) -> str:
+        """The code as compared: hyphens dropped, letters casefolded."""
+        return code_key(self.value)
+
+
+def code_key(text: str) -> str:
+    """A stated code as compared: spaces and hyphens dropped, letters casefolded (after `fold`)."""
+    return "".join(ch for ch in normalize_fold(text) if ch not in " -").casefold()
+
+
 class DateAnswer(StrictModel):
     """A calendar date. Passes when the date the response commits to equals `value`."""
 
@@ -89,7 +120,7 @@ class DateAnswer(StrictModel):
     )
 
 
-ItemAnswer = Annotated[NumberAnswer | TextAnswer | DateAnswer, Field(discriminator="kind")]
+ItemAnswer = Annotated[NumberAnswer | TextAnswer | CodeAnswer | DateAnswer, Field(discriminator="kind")]
 
 
 class ListAnswer(StrictModel):
@@ -98,7 +129,7 @@ class ListAnswer(StrictModel):
     kind: Literal["list"] = Field(default="list", description="Discriminator: a list answer.")
     items: list[ItemAnswer] = Field(
         min_length=1,
-        description="The gold items, all of one kind (number, text or date); each keeps its own "
+        description="The gold items, all of one kind (number, text, code or date); each keeps its own "
         "tolerance or aliases.",
     )
     ordered: bool = Field(
@@ -114,7 +145,9 @@ class ListAnswer(StrictModel):
         return self
 
 
-Answer = Annotated[NumberAnswer | TextAnswer | DateAnswer | ListAnswer, Field(discriminator="kind")]
+Answer = Annotated[
+    NumberAnswer | TextAnswer | CodeAnswer | DateAnswer | ListAnswer, Field(discriminator="kind")
+]
 
 answer_adapter: TypeAdapter[Answer] = TypeAdapter(Answer)
 """Validates a gold answer from plain data (a task file's `answer:` mapping) and exports its JSON Schema."""

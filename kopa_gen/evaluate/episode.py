@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from kopa_gen.evaluate.action import score_action
-from kopa_gen.evaluate.response import ResponseVerdict, score_response
-from kopa_gen.spec.task import Task
+from kopa_gen.evaluate.response import ResponseVerdict, score_submitted, score_text
+from kopa_gen.evaluate.submission import SUBMIT_TOOL, SubmissionError, read_submission
+from kopa_gen.evaluate.typed import Stated
+from kopa_gen.spec.task import AnswerMode, Task
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,19 @@ class EpisodeScore:
     reason: str  # why the reward is what it is, in one sentence
 
 
+def submissions(task: Task, calls: Sequence[Any]) -> list[Stated]:
+    """The episode's submissions: its valid `submit_answer` calls, read again from the call log (so the eval, the
+    probe and the training reward read them alike)."""
+    out: list[Stated] = []
+    for call in calls:
+        if call.tool == SUBMIT_TOOL and not call.is_error:
+            try:
+                out.append(read_submission(task.answer, call.arguments))
+            except SubmissionError:  # a log not written by a session; a session never records these as valid
+                continue
+    return out
+
+
 def score_episode(
     task: Task,
     fixture: dict[str, Any],
@@ -32,25 +47,36 @@ def score_episode(
     calls: Sequence[Any],
     turns: Sequence[Sequence[int]],
     judged: bool | None = None,
+    mode: AnswerMode = "submit",
 ) -> EpisodeScore:
     """`state_hash` is the session's hash over the fixture's `state_scope`; `judged` is an LLM judge's verdict,
-    used only where the rules could not read the response (never against a rule's fail)."""
+    used in text mode only where the rules could not read the response (never against a rule's fail). In submit
+    mode the episode finished when it submitted; in text mode when it ended with a final message."""
+    submitted = submissions(task, calls)
     response = None
     if "RESPONSE" in task.reward and task.answer is not None:
         pool = fixture.get("answer_pool") or []
-        response = score_response(final_message, task.answer, task.system.today.year, pool)
-        if not response.passed and not response.readable and judged is not None:
-            response = response.model_copy(
-                update={
-                    "passed": judged,
-                    "reason": f"{response.reason}; LLM judge said {'YES' if judged else 'NO'}",
-                }
-            )
+        if mode == "submit":
+            response = score_submitted(task.answer, submitted, pool)
+        else:
+            response = score_text(final_message, task.answer, task.system.today.year, pool, task.query)
+            if not response.passed and not response.readable and judged is not None:
+                response = response.model_copy(
+                    update={
+                        "passed": judged,
+                        "reason": f"{response.reason}; LLM judge said {'YES' if judged else 'NO'}",
+                        "decided_by": "judge",
+                    }
+                )
     environment = state_hash == fixture["state_hash"] if "ENVIRONMENT" in task.reward else None
     action = action_score(fixture, calls, turns)
-    answered = bool(final_message.strip())
-    if not answered:
-        reason = "no final message: the episode did not finish"
+    finished = bool(submitted) if mode == "submit" else bool(final_message.strip())
+    if not finished:
+        reason = (
+            f"no {SUBMIT_TOOL} call: the episode did not commit to an answer"
+            if mode == "submit"
+            else "no final message: the episode did not finish"
+        )
     elif response is not None and not response.passed:
         reason = f"RESPONSE: {response.reason}"
     elif environment is False:
@@ -58,11 +84,20 @@ def score_episode(
     else:
         reason = "every axis of the reward passed"
     checks = [c for c in (response.passed if response else None, environment) if c is not None]
-    return EpisodeScore(response, environment, action, answered and bool(checks) and all(checks), reason)
+    return EpisodeScore(response, environment, action, finished and bool(checks) and all(checks), reason)
 
 
 def action_score(
     fixture: dict[str, Any], calls: Sequence[Any], turns: Sequence[Sequence[int]]
 ) -> dict[str, Any]:
-    score = score_action(fixture["steps"], calls, turns)
-    return {"corr": score.corr, "cr": score.cr, "mpc": score.mpc, "eff": score.eff, "action": score.action}
+    # a submission is the answer, not a tool call of the chain: ACTION never sees it (a malformed one it does)
+    calls = [c for c in calls if c.tool != SUBMIT_TOOL or c.is_error]
+    score = score_action(fixture["steps"], calls, turns, fixture.get("calls"))
+    return {
+        "corr": score.corr,
+        "cr": score.cr,
+        "mpc": score.mpc,
+        "eff": score.eff,
+        "action": score.action,
+        "action_gated": score.action_gated,
+    }

@@ -1,6 +1,7 @@
 """Korean-aware normalization of numbers, dates and names, as pure functions.
 
-Every function first applies `fold` (NFC, full-width ASCII to ASCII), so '１２３' and '123' read alike.
+Every function first applies `fold` (NFC, full-width ASCII to ASCII, invisible characters dropped), so '１２３'
+and '123' read alike.
 
 Numbers (`find_numbers`, `parse_number`)
     Digits with optional thousands commas and a decimal part ('57,600', '0.35', '1,234.5'), followed by
@@ -15,7 +16,7 @@ Numbers (`find_numbers`, `parse_number`)
     negative), '△' or '▼' (accounting negative, a space allowed after) give a negative; '+' and '▲' positive.
     After the number, '여' ('2만여') and one unit from `UNITS` (optionally after one space; a one-letter unit after
     a space must end its word or take a particle: '6 명이', not '3 인천') are taken as part of the match; '$', 'US$',
-    '₩', 'KRW', 'USD' before it are units too. `UNIT_FAMILIES` says which units name the same quantity. A number
+    '₩', 'KRW', 'USD' before it are units too; kopa_gen/evaluate/units.py says which name the same quantity. A number
     whose unit is followed by '당' is a per-unit phrase ('1주당'). `precision` is the place value of the last
     written significant digit ('310.6조' 10^11), for rounding.
     Digit strings with a leading zero ('005930', '02') are identifiers, never numbers; '제3조' is article 3.
@@ -45,53 +46,43 @@ import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal
 
+from kopa_gen.evaluate import units
+
 # Full-width ASCII (U+FF01..U+FF5E) to ASCII and the ideographic space to a space; nothing else changes.
 _WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+# invisible format characters a reader never sees: zero-width space and joiners, word joiner, byte-order mark,
+# soft hyphen, directional marks
+_INVISIBLE = dict.fromkeys(
+    [0x00AD, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2060, 0x2061, 0x2062, 0x2063, 0xFEFF]
+)
 
 
 def fold(text: str) -> str:
-    """NFC-normalize and turn full-width ASCII (and the ideographic space) into ASCII."""
-    return unicodedata.normalize("NFC", text).translate(_WIDTH)
+    """NFC-normalize, turn full-width ASCII (and the ideographic space) into ASCII and drop invisible format
+    characters (zero-width spaces, byte-order marks), so that what a reader sees is what is compared."""
+    return unicodedata.normalize("NFC", text).translate(_WIDTH).translate(_INVISIBLE)
 
 
 # ---------------------------------------------------------------------------------------------- numbers
 
+# Words read as a number's unit in prose: every unit of kopa_gen/evaluate/units.py but the one-letter Latin ones
+# that are mostly something else ('3 m', '2 h', '5 t'), plus ranks and calendar words, which make a number no amount.
 _UNIT_WORDS = (
-    "퍼센트포인트", "%포인트", "퍼센트", "가구", "개사", "개월", "달러", "번째", "분기", "세대", "순위", "시간", "위안",
-    "유로", "종목", "칼로리", "포인트", "원화", "차시", "군데", "가지", "kcal", "Kcal", "KCAL", "KRW", "USD",
-    "%p", "%", "원", "엔", "명", "인", "개", "건", "곳", "회", "번", "주", "톤", "배", "년", "일", "분", "초", "층",
-    "호", "대", "위", "등", "점", "평", "㎡", "km", "kg", "pt", "p",
+    *(w for w in units.UNIT_WORDS if len(w) > 1 or not w.isascii() or w in "%$p"),
+    "번째", "순위", "분기", "위", "등", "호", "초",
 )  # fmt: skip
-UNITS: tuple[str, ...] = tuple(sorted(_UNIT_WORDS, key=len, reverse=True))
+UNITS: tuple[str, ...] = tuple(sorted(set(_UNIT_WORDS), key=len, reverse=True))
 """Unit words recognised right after a number (longest first, so '개월' wins over '개' and '%p' over '%')."""
-
-UNIT_FAMILIES: dict[str, frozenset[str]] = {
-    "won": frozenset({"원", "원화", "krw", "₩"}),
-    "dollar": frozenset({"달러", "usd", "$"}),
-    "yen": frozenset({"엔"}),
-    "yuan": frozenset({"위안"}),
-    "euro": frozenset({"유로"}),
-    "percent": frozenset({"%", "퍼센트"}),
-    "percentage point": frozenset({"%p", "퍼센트포인트", "%포인트"}),
-    "persons": frozenset({"명", "인"}),
-    "count": frozenset({"개", "곳", "건", "개사", "종목", "군데", "가지", "회", "번"}),
-    "days": frozenset({"일"}),
-    "hours": frozenset({"시간", "차시"}),
-    "energy": frozenset({"kcal", "칼로리"}),
-    "index points": frozenset({"pt", "포인트", "p"}),
-}
-"""Units that name the same quantity. A stated unit outside the gold unit's family is a different answer
-('1,446달러' for 1,446원); a unit in no family matches only itself."""
 
 
 def unit_family(unit: str) -> str:
-    key = unit.strip().casefold()
-    return next((name for name, members in UNIT_FAMILIES.items() if key in members), key)
+    """The dimension a unit word names (kopa_gen/evaluate/units.py), or the word itself when unknown."""
+    return units.dimension(unit) or ""
 
 
 def compatible_units(gold: str | None, stated: str | None) -> bool:
-    """Whether a stated unit can state the gold quantity: either side without a unit, or one family."""
-    return gold is None or stated is None or unit_family(gold) == unit_family(stated)
+    """Whether a stated unit can state the gold quantity: either side without a unit, or one dimension."""
+    return units.compatible(gold, stated)
 
 
 _ORDINAL_UNITS = frozenset({"위", "등", "번째", "순위"})
@@ -102,19 +93,41 @@ _NOT_BIG = {"조": "회사건정합항치", "만": "큼약"}
 
 _START = re.compile(r"(?:(?P<neg>(?<![\w.,])[-−]|[△▼] ?)|(?<![\w.,])\+|▲ ?)?(?<![0-9A-Za-z_.])\d")
 _DIGIT_RUN = re.compile(r"[\d,.]+")
-_DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?")
-_UNIT = re.compile("(?P<about>여)?(?: ?(?P<unit>" + "|".join(re.escape(u) for u in UNITS) + "))?")
-_PREFIX_UNIT = re.compile(r"(?:(?P<cur>US\$|\$|₩|KRW|USD)\s?)$")
+# thousands separated by commas, or by spaces in three groups or more ('154 329 557 000')
+_DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d{1,3}(?: \d{3}){2,}(?![\d,.])|\d+(?:\.\d+)?")
+_UNIT = re.compile(
+    "(?P<about>여)?(?: ?(?P<unit>(?:" + "|".join(re.escape(u) for u in UNITS) + ")(?![A-Za-z])))?",
+    re.IGNORECASE,
+)
+_PREFIX_UNIT = re.compile(r"(?:(?P<cur>US\$|\$|₩|€|£|¥|KRW|USD|EUR|GBP|JPY|CNY)\s?)$", re.IGNORECASE)
+# English scale words after an amount: '154.33 billion won'
+_ENGLISH_SCALE = re.compile(r" ?(?P<w>thousand|million|billion|trillion|bn|mn)(?![A-Za-z])", re.IGNORECASE)
+_ENGLISH_FACTOR = {
+    "thousand": 10**3,
+    "million": 10**6,
+    "mn": 10**6,
+    "billion": 10**9,
+    "bn": 10**9,
+    "trillion": 10**12,
+}
 _KOREAN_DIGITS = {"일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "칠": 7, "팔": 8, "구": 9}
 # two or more numeral letters, or one that is no common word ('이' this, '일' day, '사' company, '구' district)
 _KOREAN_NUMERAL = re.compile(r"(?<![가-힣])(?:[일이삼사오육칠팔구십백천만억조]{2,}|[삼오육칠팔](?= ))")
 _PARTICLE = re.compile(
     r"(?:입니다|입니까|이다|이며|이고|이었|였|이에요|예요|이요|을|를|이|가|은|는|의|에|으로|로|과|와|도|만|씩|까지|부터|정도|가량)"
 )
+_GLUED = re.compile(r"[가-힣]{1,4}")
+_AFTER_NUMBER = re.compile(
+    r"(?:[^가-힣]|$|입니|입니까|이다|이며|이고|이었|였|이에|예요|이요|이나|이라|라고|라는|라서|을|를|이|가|은|는|의|에|에서"
+    r"|으로|로|과|와|도|만|씩|까지|부터|정도|가량|보다|대비|처럼|쯤|여|이상|이하|미만|초과|이내|남짓|가까이|뿐|밖에|마다|중|인|일|임"
+    r"|이면|면|이니|니|이므로|므로|이지만|지만|인데|이던|던|짜리|째|배"
+    r"|월|년|분기|시|분|초|주차|차|기|대|위|등|호|조|항|번째|학년|반|교시)"  # calendar and ranks: read elsewhere
+)
 _ENUMERATOR_LEAD = re.compile(r"[ \t]*(?:[-*+][ \t]+)?")  # from the line start to a list number
 _ENUMERATOR_TAIL = re.compile(r"[.)][ \t]+\S")  # '1. 삼성전자', not '324.' ending a line
 _CALENDAR = re.compile(
-    r"(?<!\d)\d{4}\s*년(?:도)?|(?<!\d)\d{1,2}\s*월|(?<!\d)\d\s*분기|(?<!\d)\d{1,2}:\d{2}(?!\d)"
+    r"(?<!\d)\d{4}\s*년(?:도)?|(?<!\d)\d{4}\s*(?:사업|회계|학)연도|(?<!\d)\d{1,2}\s*월|(?<!\d)\d\s*분기"
+    r"|(?<!\d)\d{1,2}:\d{2}(?!\d)"
     r"|(?<![\d.])(?:19|20|21)\d\d[.\-/](?:0?[1-9]|1[0-2])(?![\d])"
 )
 
@@ -154,10 +167,10 @@ def _digits_at(t: str, i: int) -> tuple[int, Decimal] | None:
     m = _DIGITS.match(t, i)
     if m is None:
         return None
-    whole = m.group().split(".")[0].replace(",", "")
+    whole = m.group().split(".")[0].replace(",", "").replace(" ", "")
     if len(whole) > 1 and whole.startswith("0"):
         return None
-    return m.end(), Decimal(m.group().replace(",", ""))
+    return m.end(), Decimal(m.group().replace(",", "").replace(" ", ""))
 
 
 def _group_at(t: str, i: int) -> tuple[int, Decimal] | None:
@@ -241,6 +254,16 @@ def _unit_at(t: str, i: int) -> tuple[str | None, int]:
     word_goes_on = re.match(r"[가-힣A-Za-z]", t[u.end() : u.end() + 1]) is not None
     if spaced and unit is not None and len(unit) == 1 and word_goes_on and not _PARTICLE.match(t, u.end()):
         unit = None
+    if unit is None and not _AFTER_NUMBER.match(t, bare):
+        # a word glued to the number that is no unit we know and no particle names an unknown unit ('…000냥',
+        # '5교시'), which states no quantity of a known unit
+        word = _GLUED.match(t, bare)
+        if word is not None:  # the word up to a particle: '5학급입니다' -> '학급'
+            cut = next(
+                (k for k in range(1, len(word.group())) if _AFTER_NUMBER.match(t, bare + k)),
+                len(word.group()),
+            )
+            return t[bare : bare + cut], bare + cut
     return unit, (u.end() if unit else bare)
 
 
@@ -250,13 +273,13 @@ _BIG_OR_SMALL = {"조": 10**12, "억": 10**8, "만": 10**4, "천": 1000, "백": 
 def _precision(text: str, value: Decimal) -> Decimal:
     """The place value of the last written significant digit: its decimals, or its trailing zeros, times the
     units written after it ('6,789만' 10^4, '3천만' 10^7, '1.2만' 10^3)."""
-    runs = list(re.finditer(r"\d[\d,]*(?:\.\d+)?", text))
+    runs = list(re.finditer(r"\d[\d,]*(?: \d{3})*(?:\.\d+)?", text))
     if not runs:
         whole = abs(value).to_integral_value()
         zeros = len(str(int(whole))) - len(str(int(whole)).rstrip("0")) if whole else 0
         return Decimal(10) ** zeros
     last = runs[-1]
-    digits = last.group().replace(",", "")
+    digits = last.group().replace(",", "").replace(" ", "")
     if "." in digits:
         place = Decimal(1).scaleb(-len(digits.split(".")[1]))
     else:
@@ -292,31 +315,71 @@ def _korean_numeral(word: str) -> Decimal | None:
     return Decimal(total + section + (digit or 0))
 
 
+def _numeral_runs(t: str) -> list[tuple[int, int, Decimal]]:
+    """Sino-Korean numeral words, a spaced amount read as one ('천오백사십삼억 이천구백오십오만 칠천'): a run that
+    ends in 조, 억 or 만 continues into the next after one space while the big units keep falling."""
+    found = list(_KOREAN_NUMERAL.finditer(t))
+    runs: list[tuple[int, int, Decimal]] = []
+    k = 0
+    while k < len(found):
+        start, stop, word = found[k].start(), found[k].end(), found[k].group()
+        value = _korean_numeral(word)
+        k += 1
+        while value is not None and k < len(found) and word[-1] in "조억만" and found[k].start() == stop + 1:
+            longer = _korean_numeral(word + found[k].group())
+            if longer is None:
+                break
+            word, value, stop = word + found[k].group(), longer, found[k].end()
+            k += 1
+        if value is not None:
+            runs.append((start, stop, value))
+    return runs
+
+
+_NATIVE_UNITS = {"한": 1, "하나": 1, "두": 2, "둘": 2, "세": 3, "셋": 3, "석": 3, "네": 4, "넷": 4, "넉": 4,
+                 "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9}  # fmt: skip
+_NATIVE_TENS = {"열": 10, "스물": 20, "스무": 20, "서른": 30, "마흔": 40, "쉰": 50, "예순": 60, "일흔": 70,
+                "여든": 80, "아흔": 90}  # fmt: skip
+_NATIVE = re.compile(
+    "(?<![가-힣])(?P<sino>(?:[이삼사오육칠팔구]?천)?(?:[이삼사오육칠팔구]?백)?)"
+    "(?P<tens>" + "|".join(sorted(_NATIVE_TENS, key=len, reverse=True)) + ")?"
+    "(?P<ones>" + "|".join(sorted(_NATIVE_UNITS, key=len, reverse=True)) + ")?"
+    r"(?= (?:개|명|곳|군데|가지|대|건|시간|달|번|표|가구|세대))"  # spaced, as orthography writes it
+)
+
+
+def _native_numerals(t: str) -> list[tuple[int, int, Decimal]]:
+    """Native Korean numerals before a counting word ('스무 개', '열두 곳', '세 명', after sino hundreds: '백아흔두
+    명')."""
+    out: list[tuple[int, int, Decimal]] = []
+    for m in _NATIVE.finditer(t):
+        tens, ones = m.group("tens"), m.group("ones")
+        if not (tens or ones) or (tens == "스무" and ones):
+            continue
+        if tens == "스물" and not ones:
+            continue  # '스물' counts only with ones ('스물한'); twenty before a noun is '스무'
+        sino = _korean_numeral(m.group("sino")) if m.group("sino") else Decimal(0)
+        native = _NATIVE_TENS.get(tens or "", 0) + _NATIVE_UNITS.get(ones or "", 0)
+        out.append((m.start(), m.end(), (sino or Decimal(0)) + native))  # '백아흔두' 192
+    return out
+
+
 def _numeral_words(t: str, taken: list[tuple[int, int]]) -> list[NumberMatch]:
-    """Korean numeral words followed by a unit ('천사백사십육 원'); without a unit they are only words."""
+    """Korean numeral words followed by a unit ('천사백사십육 원', '스무 개'); without a unit they are only words."""
     out: list[NumberMatch] = []
-    for m in _KOREAN_NUMERAL.finditer(t):
-        if _overlaps(taken, m.start(), m.end()):
+    native = _native_numerals(t)
+    for start, stop, value in [*_numeral_runs(t), *native]:
+        if _overlaps(taken, start, stop):
             continue
-        value = _korean_numeral(m.group())
-        if value is None:
-            continue
-        unit, end = _unit_at(t, m.end())
+        unit, end = _unit_at(t, stop)
         if unit is None or unit in _ORDINAL_UNITS:
             continue
-        if len(m.group()) == 2 and m.group()[1] in "만억조" and not t.startswith(" ", m.end()):
+        word = t[start:stop]
+        if len(word) == 2 and word[1] in "만억조" and not t.startswith(" ", stop):
             continue  # '구조원', '오만한' are words; '일억 원' is an amount
+        # a numeral spelled out states every place: exact, whatever its zeros
         out.append(
-            NumberMatch(
-                t[m.start() : end],
-                value,
-                unit,
-                m.start(),
-                end,
-                True,
-                t.startswith("당", end),
-                _precision("", value),
-            )
+            NumberMatch(t[start:end], value, unit, start, end, True, t.startswith("당", end), Decimal(1))
         )
     return out
 
@@ -334,6 +397,12 @@ def _scan_numbers(t: str) -> list[NumberMatch]:
             pos = skip.end() if skip else digit + 1
             continue
         end, value = amount
+        scaled = _ENGLISH_SCALE.match(t, end)
+        factor = _ENGLISH_FACTOR[scaled.group("w").casefold()] if scaled else 1
+        if scaled:
+            value *= factor
+        digits_end = end
+        end = scaled.end() if scaled else end
         if m.group("neg"):
             value = -value
         unit, end = _unit_at(t, end)
@@ -349,7 +418,7 @@ def _scan_numbers(t: str) -> list[NumberMatch]:
         in_calendar = _overlaps(calendar, start, end)
         if unit is None and (prefix := _PREFIX_UNIT.search(t, max(0, start - 5), start)):
             unit = prefix.group("cur")
-        precision = _precision(t[digit:end], value)
+        precision = _precision(t[digit:digits_end], value) * factor
         per_unit = unit is not None and t.startswith("당", end)
         found.append(
             NumberMatch(

@@ -1,5 +1,6 @@
-"""`kopa-gen score TASK --answer TEXT [--calls FILE]`: score one candidate final message, and optionally a call
-log, for one task, exactly as `kopa-gen eval` would, so reviewers can probe the grader.
+"""`kopa-gen score TASK --answer TEXT | --submit JSON [--calls FILE]`: score one candidate final message (text mode)
+or `submit_answer` call (submit mode), and optionally a call log, for one task, exactly as `kopa-gen eval` would,
+so reviewers can probe the grader.
 
 The call log is replayed in a fresh sandbox session (the task's platforms, budget and exposed tools), so ACTION
 sees real results (pages, errors) and ENVIRONMENT the state those calls leave. Accepted forms: a JSON list of
@@ -15,10 +16,11 @@ from typing import Any
 
 from kopa_gen.evaluate.episode import score_episode
 from kopa_gen.evaluate.runner import load_fixture
+from kopa_gen.evaluate.submission import SUBMIT_TOOL, SubmitChannel
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
-from kopa_gen.spec.task import Task
+from kopa_gen.spec.task import AnswerMode, Task
 
 
 class ProbeError(Exception):
@@ -68,15 +70,23 @@ def read_calls(path: Path) -> tuple[list[dict[str, Any]], list[list[int]] | None
 
 
 async def probe(
-    project: Project, task_id: str, answer: str, calls_file: Path | None = None, seed: int = 0
+    project: Project,
+    task_id: str,
+    answer: str | None,
+    calls_file: Path | None = None,
+    seed: int = 0,
+    submits: list[Any] | None = None,
 ) -> dict[str, Any]:
-    """The three axes, the reward and their reasons for one candidate, as a JSON-ready dict."""
+    """The three axes, the reward and their reasons for one candidate, as a JSON-ready dict: a prose reply
+    (`answer`, text mode) or `submit_answer` arguments (`submits`, submit mode; each one call, in order, after the
+    replayed calls)."""
     task = find_task(project, task_id)
     try:
         fixture = load_fixture(project, task)
     except KeyError as exc:
         raise ProbeError(str(exc.args[0])) from None
     calls, turns = read_calls(calls_file) if calls_file is not None else ([], None)
+    mode: AnswerMode = "text" if submits is None else "submit"
     scope = fixture.get("state_scope") or []
     async with Session.open(
         project,
@@ -84,16 +94,26 @@ async def probe(
         max_calls=task.max_calls,
         tools=task.tools,
         sandbox=SandboxConfig(seed=seed),
+        channel=SubmitChannel(task.answer) if mode == "submit" else None,
     ) as session:
         for call in calls:
             await session.call(call["tool"], call.get("arguments", call.get("args")))
+        for arguments in submits or []:
+            await session.call(SUBMIT_TOOL, arguments)
         written, state = session.state(scope)
         log = list(session.calls)
     score = score_episode(
-        task, fixture, answer, state, log, turns if turns is not None else [[c.index] for c in log]
+        task,
+        fixture,
+        answer or "",
+        state,
+        log,
+        turns if turns is not None else [[c.index] for c in log],
+        mode=mode,
     )
     return {
         "task": task.id,
+        "mode": mode,
         "reward": score.reward,
         "reason": score.reason,
         "response": score.response.model_dump() if score.response is not None else None,

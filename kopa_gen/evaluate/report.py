@@ -13,6 +13,7 @@ from html import escape
 from typing import Any
 
 from kopa_gen.evaluate.charts import curves, grouped_bars
+from kopa_gen.evaluate.guess import Guess, by_domain, from_manifest, summary_line
 from kopa_gen.evaluate.rundir import INFRASTRUCTURE, describe
 from kopa_gen.evaluate.stats import EpisodeResult, SummaryRow, summarize
 from kopa_gen.evaluate.transcript import anchor, episode_section, verdict
@@ -62,24 +63,48 @@ def full_k(records: Sequence[dict[str, Any]]) -> int:
     return min(per_task.values(), default=1)
 
 
-def table(rows: Sequence[SummaryRow]) -> str:
+def _guess_of(records: Sequence[dict[str, Any]], manifest: dict[str, Any] | None) -> list[Guess]:
+    """The pool-guess figures of the run's tasks, from run.json."""
+    entry = (manifest or {}).get("pool_guess") or {}
+    tasks = {r["task"] for r in records}
+    return [g for g in from_manifest(entry) if g.task in tasks]
+
+
+def table(rows: Sequence[SummaryRow], guess: Sequence[Guess] = ()) -> str:
+    """The results table; with the run's pool-guess figures, a column of what guessing earns (pass@1 / pass@k)."""
+
     def f(x: float) -> str:
         return "-" if math.isnan(x) else f"{x:.4f}"
 
+    expected = by_domain(list(guess), rows[0].k if rows else 1) if guess else {}
     head = "| domain | tasks | episodes | solved | pass@1 | pass@k (k) | pass^k | ACTION | 95% CI pass@1 (seeds) |"
-    lines = [head, "|---|---|---|---|---|---|---|---|---|"]
+    rule = "|---|---|---|---|---|---|---|---|---|"
+    if expected:
+        head += " pool-guess pass@1 / pass@k |"
+        rule += "---|"
+    lines = [head, rule]
     for r in rows:
         ci = "-" if math.isnan(r.ci_low) else f"[{r.ci_low:.4f}, {r.ci_high:.4f}] ({r.seeds})"
-        lines.append(
+        line = (
             f"| {r.domain} | {r.tasks} | {r.episodes} | {r.solved} | {f(r.pass_at_1)} | {f(r.pass_at_k)} ({r.k}) "
             f"| {f(r.pass_hat_k)} | {f(r.action)} | {ci} |"
         )
+        if expected:
+            one, at_k = expected.get(r.domain, (math.nan, math.nan))
+            line += f" {f(one)} / {f(at_k)} |"
+        lines.append(line)
     return "\n".join(lines)
 
 
-def print_summary(records: Sequence[dict[str, Any]], k: int | None = None) -> None:
+def print_summary(
+    records: Sequence[dict[str, Any]], k: int | None = None, manifest: dict[str, Any] | None = None
+) -> None:
     """The results table `kopa-gen eval` prints: the same as the report's for the same run and k."""
-    print(table(summarize(results(records), k=k or full_k(records))))
+    k = k or full_k(records)
+    guess = _guess_of(records, manifest)
+    print(table(summarize(results(records), k=k), guess))
+    if guess:
+        print(summary_line(guess, k))
 
 
 def failure_category(record: dict[str, Any]) -> str:
@@ -170,7 +195,8 @@ def render_report(
         rows = summarize(results(records), k=k or full_k(records))
         failures = Counter(failure_category(r) for r in records)
         tasks = task_rows(records)
-        md += [f"## {name}", "", table(rows), ""]
+        guess = _guess_of(records, run.manifest)
+        md += [f"## {name}", "", table(rows, guess), ""]
         md += [
             "| outcome | episodes |",
             "|---|---|",
@@ -179,7 +205,7 @@ def render_report(
         ]
         md += _md_tasks(index[name], tasks)
         html.append(f"<h2 id='run-{index[name]}'>{escape(name)}</h2>")
-        html.append(_html_table(rows))
+        html.append(_html_table(rows, guess))
         html.append(
             "<div class='charts'>"
             + grouped_bars(
@@ -343,32 +369,19 @@ def _html_tasks(run: int, tasks: Sequence[TaskRow]) -> str:
     return f"<table class='tasks'><tr>{head}</tr>{''.join(body)}</table>"
 
 
-def _html_table(rows: Sequence[SummaryRow]) -> str:
+def _html_table(rows: Sequence[SummaryRow], guess: Sequence[Guess] = ()) -> str:
     def f(x: float) -> str:
         return "-" if math.isnan(x) else f"{x:.4f}"
 
-    head = (
-        "<tr>"
-        + "".join(
-            f"<th>{h}</th>"
-            for h in (
-                "domain",
-                "tasks",
-                "episodes",
-                "solved",
-                "pass@1",
-                "pass@k",
-                "pass^k",
-                "ACTION",
-                "95% CI",
-            )
-        )
-        + "</tr>"
-    )
+    expected = by_domain(list(guess), rows[0].k if rows else 1) if guess else {}
+    names = ["domain", "tasks", "episodes", "solved", "pass@1", "pass@k", "pass^k", "ACTION", "95% CI"]
+    if expected:
+        names.append("pool-guess pass@1 / pass@k")
+    head = "<tr>" + "".join(f"<th>{h}</th>" for h in names) + "</tr>"
     body = []
     for r in rows:
         ci = "-" if math.isnan(r.ci_low) else f"[{r.ci_low:.4f}, {r.ci_high:.4f}]"
-        cells = (
+        cells: list[Any] = [
             r.domain,
             r.tasks,
             r.episodes,
@@ -378,6 +391,9 @@ def _html_table(rows: Sequence[SummaryRow]) -> str:
             f(r.pass_hat_k),
             f(r.action),
             ci,
-        )
+        ]
+        if expected:
+            one, at_k = expected.get(r.domain, (math.nan, math.nan))
+            cells.append(f"{f(one)} / {f(at_k)}")
         body.append("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
     return "<table>" + head + "".join(body) + "</table>"

@@ -30,12 +30,15 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any, Literal, Protocol, assert_never
 
 from pydantic import Field
 
-from kopa_gen.evaluate.answers import Answer, DateAnswer, ListAnswer, NumberAnswer, TextAnswer
+from kopa_gen.evaluate.answers import Answer, CodeAnswer, DateAnswer, ListAnswer, NumberAnswer, TextAnswer
+from kopa_gen.evaluate.clauses import Reading, evidence_free, read, sentence_texts
+from kopa_gen.evaluate.clauses import sentences as clause_sentences
+from kopa_gen.evaluate.finalline import Unread, read_final
 from kopa_gen.evaluate.normalize import (
     DateMatch,
     NumberMatch,
@@ -47,9 +50,12 @@ from kopa_gen.evaluate.normalize import (
     mention_pattern,
     normalize_text,
 )
+from kopa_gen.evaluate.submission import grade_submissions
+from kopa_gen.evaluate.typed import Stated, StatedDate, StatedList, StatedNumber, grade, grade_number, parts
 from kopa_gen.spec.kopa import StrictModel
 
-Source = Literal["marker", "bold", "message"]
+Source = Literal["marker", "bold", "message", "final-line", "submission"]
+Decider = Literal["submission", "final-line", "rules", "judge"]
 
 _MARKER = re.compile(
     r"(?P<open>\*\*\s*)?(?<![가-힣A-Za-z])(?:최종\s*(?:정답|답변|답)|정답|답변|답|final\s+answer|answer)"
@@ -77,7 +83,7 @@ _BOUND_AFTER = re.compile(r"^\s*(?:이상|이하|미만|초과|이내|넘게|넘
 _BOUND_BEFORE = re.compile(
     r"(?:최소|최대|적어도|at least|up to|more than|less than|over|under)\s*$", re.IGNORECASE
 )
-_HEDGE_TEXT = re.compile(r"또는|혹은|(?<![a-z])or(?![a-z])|/", re.IGNORECASE)
+_HEDGE_TEXT = re.compile(r"또는|혹은|(?<![a-z])or(?![a-z])|/|(?<=[가-힣])(?:이나|거나)\s", re.IGNORECASE)
 _JSON_KEY = re.compile(r"\"[^\"\n]{1,60}\"\s*:")
 _XML_TAG = re.compile(r"</?[A-Za-z_][\w:.-]*(?:\s[^<>]*)?/?>")
 _ROUNDING_SHARE = Decimal("0.005")
@@ -103,6 +109,11 @@ class ResponseVerdict(StrictModel):
     readable: bool = Field(
         default=True,
         description="False when the span holds no candidate of the answer's kind: only then may a judge decide.",
+    )
+    decided_by: Decider = Field(
+        default="rules",
+        description="What decided: the typed submission, the typed `최종 답:` line, the sentence rules (text "
+        "mode without that line), or the LLM judge (only where the rules could not read the reply).",
     )
 
 
@@ -182,10 +193,16 @@ def answer_span(
         line, paragraph = marked
         holds = bool(_candidates(line, answer, reference_year, distractors))
         span = AnswerSpan(line if holds or not paragraph else f"{line}\n{paragraph}".strip(), "marker")
-    if isinstance(answer, NumberAnswer | DateAnswer):
-        bold = _bold(span.text)
-        if bold and _candidates(bold, answer, reference_year, distractors):
+    bold = _bold(span.text)
+    if bold and isinstance(answer, NumberAnswer | DateAnswer):
+        if _candidates(bold, answer, reference_year, distractors):
             return AnswerSpan(bold, "bold")
+    elif (  # the one name set in bold, where a reply marks its pick
+        bold
+        and isinstance(answer, TextAnswer)
+        and len({m[2] for m in _candidates(bold, answer, reference_year, distractors)}) == 1
+    ):
+        return AnswerSpan(bold, "bold")
     return span
 
 
@@ -227,10 +244,11 @@ def _negated(sentence: str) -> bool:
 # ----------------------------------------------------------------------------------------- candidates
 
 
-def _amounts(text: str) -> list[NumberMatch]:
-    """Amounts in `text`; every number (calendar words too) when it holds no amount ('1969년' for a year)."""
+def _amounts(text: str, calendar: bool = False) -> list[NumberMatch]:
+    """Amounts in `text`; with `calendar`, every number (calendar words too: for a reply that holds no amount at
+    all, '1969년' for a year)."""
     found = [m for m in find_numbers(text) if not m.per_unit]
-    return [m for m in found if m.quantity] or found
+    return found if calendar else [m for m in found if m.quantity]
 
 
 def _distractors(answer: Answer, pool: Sequence[Any]) -> list[str]:
@@ -253,9 +271,18 @@ def _unspaced(needle: str) -> str:
     return normalize_text(needle).replace(" ", "")
 
 
+# what may follow a name in the same word: a particle or copula ('하동군에서', '하동군입니다'), a counter after a
+# number ('504번'); anything else makes it another, longer name ('현재디자인테크' is not '현재디자인')
+_NAME_GOES_ON = re.compile(
+    r"[가-힣](?<!이|가|은|는|을|를|의|에|와|과|도|만|로|으|라|인|임|일|나|까|부|보|처|였|께|씨|님|측|요|야|고|란|뿐|밖|랑"
+    r"|번|호|입|예|께|한|마|조|쪽|엔|든|며|서|다)"
+)
+
+
 def _mentions(text: str, needles: Sequence[str]) -> list[tuple[int, int, str]]:
     """(start, end, needle) of every mention in normalized `text`, spaces optional; a mention inside a longer
-    mention of another needle is dropped ('과학' inside '지구과학')."""
+    mention of another needle is dropped ('과학' inside '지구과학'), and so is one that runs on into a longer word
+    ('현재디자인' in '현재디자인테크')."""
     hay = normalize_text(text)
     letters = set(hay)
     found: list[tuple[int, int, str]] = []
@@ -263,7 +290,11 @@ def _mentions(text: str, needles: Sequence[str]) -> list[tuple[int, int, str]]:
         key = _unspaced(needle)
         if not key or not letters.issuperset(key):  # a needle with a letter the text lacks cannot match
             continue
-        found += [(m.start(), m.end(), needle) for m in mention_pattern(key).finditer(hay)]
+        found += [
+            (m.start(), m.end(), needle)
+            for m in mention_pattern(key).finditer(hay)
+            if not _NAME_GOES_ON.match(hay, m.end())
+        ]
     return [
         f
         for f in found
@@ -280,11 +311,13 @@ def _candidates(text: str, answer: Answer, year: int, pool: Sequence[Any]) -> li
             else [m for item in answer.items for m in _candidates(text, item, year, pool)]
         )
     if isinstance(answer, NumberAnswer):
-        return _amounts(text)
+        return _amounts(text) or _amounts(text, calendar=True)
     if isinstance(answer, DateAnswer):
         return [*find_dates(text, year), *find_periods(text, year)]
     if isinstance(answer, TextAnswer):
         return _mentions(text, [*answer.spellings(), *_distractors(answer, pool)])
+    if isinstance(answer, CodeAnswer):
+        return _candidates(text, TextAnswer(value=answer.value), year, pool)
     assert_never(answer)
 
 
@@ -300,7 +333,7 @@ def _verdict(
 
 
 def _where(span: AnswerSpan) -> str:
-    return {"marker": "the marked answer", "bold": "the bold answer", "message": "the message"}[span.source]
+    return {"marker": "the marked answer", "bold": "the bold answer"}.get(span.source, "the message")
 
 
 def _decimal(x: int | float) -> Decimal:
@@ -311,28 +344,16 @@ def _show(d: Decimal) -> str:
     return format(d.normalize(), "f")
 
 
+def _main(span: AnswerSpan, has: Any) -> str:
+    """The span without asides, or the whole span when nothing outside the asides can be read."""
+    main = without_asides(span.text)
+    return main if has(main) else span.text
+
+
 def number_matches(stated: NumberMatch, gold: NumberAnswer) -> tuple[bool, str]:
-    """Declared tolerance, or the gold rounded to the stated precision within 0.5% (rule 5)."""
-    want = _decimal(gold.value)
-    off = abs(stated.exact - want)
-    allowed = max(_decimal(gold.tolerance), _decimal(gold.rel_tolerance) * abs(want))
-    if off <= allowed:
-        return True, f"{stated.text!r} matches {_show(want)}"
-    step = stated.precision
-    rounded = (want / step).quantize(Decimal(1), rounding=ROUND_HALF_UP) * step
-    if rounded == stated.exact and off <= _ROUNDING_SHARE * abs(want):
-        return True, f"{stated.text!r} is {_show(want)} rounded to {_show(step)}"
-    return False, f"{stated.text!r} is off from {_show(want)} by {_show(off)}"
-
-
-def _committed(span: AnswerSpan, main: str, pick: Any) -> tuple[str, list[Any], str | None] | None:
-    """The first non-negated sentence of `main` in which `pick` finds candidates, with the sentence after it."""
-    parts = sentences(main)
-    for k, sentence in enumerate(parts):
-        found = pick(sentence)
-        if found and not _negated(sentence):
-            return sentence, found, parts[k + 1] if k + 1 < len(parts) else None
-    return None
+    """The typed number rule (kopa_gen/evaluate/typed.py), for a number found in prose."""
+    graded = grade_number(StatedNumber(stated.exact, stated.unit, stated.precision, stated.text), gold)
+    return graded.passed, graded.reason
 
 
 _BARE_REST = re.compile(r"^[\s\-*+•·,.:;)(\d]*(?:입니다|이다|임|예요|이에요)?[\s.!]*$")
@@ -344,44 +365,100 @@ def _bare(sentence: str, spans: list[tuple[int, int]]) -> bool:
     return _BARE_REST.match(rest) is not None
 
 
-def _main(span: AnswerSpan, has: Any) -> str:
-    """The span without asides, or the whole span when nothing outside the asides can be read."""
-    main = without_asides(span.text)
-    return main if has(main) else span.text
+_STEM_TAIL = re.compile(r"(?:은|는|이|가|을|를|의|에|에서|으로|로|와|과|도|만|까지)$")
 
 
-def _score_number(span: AnswerSpan, gold: NumberAnswer) -> ResponseVerdict:
-    main = _main(span, _amounts)
-    everything = _amounts(main)
+def _stems(text: str) -> set[str]:
+    words = re.findall(r"[가-힣A-Za-z]{2,}", text)
+    return {w for w in (_STEM_TAIL.sub("", w) for w in words) if len(w) >= 2}
+
+
+def _labelled(options: Sequence[tuple[str, Any]], query: str) -> Any | None:
+    """Of several values a sentence states, the one labelled as the question labels it ('보통주 3,070원, 우선주
+    3,120원' for a question on 보통주; '상행 … 12개이고, 하행까지 합치면 24개'): the only one whose label (the
+    two words before it, or the condition it is stated under) shares a word with the question that no other label
+    has. None when no label singles one out."""
+    if not query or len(options) < 2:
+        return None
+    asked = _stems(query)
+    labels = []
+    for text, _ in options:
+        words = re.findall(r"\S+", text)
+        labels.append(_stems(" ".join(words[-2:])) & asked)
+    distinct = [
+        lab - set().union(*(o for j, o in enumerate(labels) if j != i)) for i, lab in enumerate(labels)
+    ]
+    picked = [c for (_, c), d in zip(options, distinct, strict=True) if d]
+    return picked[0] if len(picked) == 1 else None
+
+
+def _bounded(text: str, m: NumberMatch) -> bool:
+    return bool(_BOUND_AFTER.match(text[m.end :]) or _BOUND_BEFORE.search(text[: m.start]))
+
+
+def _where_of(m: Any) -> tuple[int, int]:
+    return (m.start, m.end) if hasattr(m, "start") and isinstance(m.start, int) else (m[0], m[1])
+
+
+def _score_number(span: AnswerSpan, gold: NumberAnswer, query: str = "") -> ResponseVerdict:
+    body = evidence_free(span.text)
+    calendar = not _amounts(body)  # no amount at all: a year or a day may be the number stated
+    everything = _amounts(body, calendar)
     if not everything:
         return _verdict(False, "", f"no number in {_where(span)}", span, readable=False)
 
-    def compatible(sentence: str) -> list[NumberMatch]:
-        return [m for m in _amounts(sentence) if compatible_units(gold.unit, m.unit)]
+    def compatible(text: str) -> list[NumberMatch]:
+        return [m for m in _amounts(text, calendar) if compatible_units(gold.unit, m.unit)]
 
-    found = _committed(span, main, compatible)
-    if found is None:
+    def unbounded(text: str) -> list[NumberMatch]:  # '…21,450원 이하였습니다' bounds other values
+        return [m for m in compatible(text) if not _bounded(text, m)]
+
+    def with_unit(text: str) -> list[NumberMatch]:
+        return [m for m in unbounded(text) if m.unit]
+
+    reading = read(span.text, with_unit, _where_of) if gold.unit else Reading()
+    if not reading.chosen and reading.problem is None:
+        reading = read(span.text, unbounded, _where_of)
+    if not reading.chosen and reading.problem is None:
+        reading = read(span.text, compatible, _where_of)
+    if reading.problem is not None:
+        return _verdict(False, ", ".join(m.text for m in everything), reading.problem, span)
+    if not reading.chosen:
         if not any(compatible_units(gold.unit, m.unit) for m in everything):
             units = sorted({m.unit for m in everything if m.unit})
             return _verdict(
                 False, everything[-1].text, f"stated in {', '.join(units)}, not {gold.unit}", span
             )
-        return _verdict(False, everything[-1].text, "the only statement of a value is negated", span)
-    sentence, numbers, after = found
-    stated = numbers[-1]
-    if len(numbers) >= 2 and _LIST_LINK.match(sentence[numbers[-2].end : stated.start]):
-        shown = " | ".join(m.text for m in numbers)
+        return _verdict(
+            False,
+            everything[-1].text,
+            "no statement commits to a value (negated, an example, a possibility or a condition)",
+            span,
+        )
+    numbers: list[NumberMatch] = [m for m in reading.chosen if isinstance(m, NumberMatch)]
+    picked = _labelled(reading.options, query)
+    stated = picked if isinstance(picked, NumberMatch) else numbers[-1]
+    clause = next((text for text, c in reading.options if c is stated), "") + stated.text
+    clause = reading.clause if stated in numbers else clause
+    beside = compatible(clause)  # a unitless value next to it counts too ('1,444~1,446원')
+    at = next((k for k, m in enumerate(beside) if m.start == stated.start and m.end == stated.end), None)
+    linked = at is not None and (
+        (at > 0 and _LIST_LINK.match(clause[beside[at - 1].end : stated.start]))
+        or (at + 1 < len(beside) and _LIST_LINK.match(clause[stated.end : beside[at + 1].start]))
+    )
+    if linked:
+        shown = " | ".join(m.text for m in beside)
         return _verdict(False, shown, "states several values (a list or a range), not one", span)
-    following = compatible(after) if after is not None else []
-    if (
-        following
-        and _bare(sentence, [(m.start, m.end) for m in numbers])
-        and _bare(after or "", [(m.start, m.end) for m in following])
-    ):
-        shown = f"{stated.text} | {following[-1].text}"
-        return _verdict(False, shown, "lists values line by line, not one", span)
-    if _BOUND_AFTER.match(sentence[stated.end :]) or _BOUND_BEFORE.search(sentence[: stated.start]):
+    if _bounded(clause, stated):
         return _verdict(False, stated.text, "states a bound (이상, 이하, 최대, ...), not a value", span)
+    lines = [s for s in sentence_texts(body) if compatible(s)]
+    if len(lines) >= 2 and all(_bare(s, [(m.start, m.end) for m in compatible(s)]) for s in lines):
+        return _verdict(False, " | ".join(lines), "lists values line by line, not one", span)
+    rivals = [m for m in reading.possible if isinstance(m, NumberMatch) and m.exact != stated.exact]
+    if rivals:
+        return _verdict(
+            False, stated.text, f"hedges: {rivals[0].text!r} is offered as a possibility too", span
+        )
     ok, why = number_matches(stated, gold)
     return _verdict(ok, stated.text, why, span)
 
@@ -390,15 +467,19 @@ def _score_date(span: AnswerSpan, gold: DateAnswer, year: int) -> ResponseVerdic
     def dated(sentence: str) -> list[Any]:
         return [*find_dates(sentence, year), *find_periods(sentence, year)]
 
-    main = _main(span, dated)
-    if not dated(main):
+    body = evidence_free(span.text)
+    if not dated(body):
         return _verdict(False, "", f"no valid date in {_where(span)}", span, readable=False)
-    found = _committed(span, main, dated)
-    if found is None:
-        return _verdict(False, "", "the only statement of a date is negated", span)
-    sentence, _, after = found
-    periods = find_periods(sentence, year)
-    dates = find_dates(sentence, year)
+    reading = read(span.text, dated, _where_of)
+    if reading.problem is not None:
+        return _verdict(False, "", reading.problem, span)
+    if not reading.chosen:
+        return _verdict(
+            False, "", "no statement commits to a date (negated, an example or a possibility)", span
+        )
+    clause = reading.clause
+    periods = find_periods(clause, year)
+    dates = find_dates(clause, year)
     if periods:
         period = periods[-1]
         if gold.period is None:
@@ -411,18 +492,17 @@ def _score_date(span: AnswerSpan, gold: DateAnswer, year: int) -> ResponseVerdic
             f"the period's {gold.period} {day} {'equals' if ok else 'differs from'} {gold.value}",
             span,
         )
-    if len(dates) >= 2 and _LIST_LINK.match(sentence[dates[-2].end : dates[-1].start]):
+    if not dates:
+        return _verdict(False, "", "no statement commits to a date", span)
+    if len(dates) >= 2 and _LIST_LINK.match(clause[dates[-2].end : dates[-1].start]):
         return _verdict(False, " | ".join(d.text for d in dates), "states several dates, not one", span)
-    following = find_dates(after, year) if after is not None else []
-    if (
-        following
-        and _bare(sentence, [(d.start, d.end) for d in dates])
-        and _bare(after or "", [(d.start, d.end) for d in following])
-    ):
-        return _verdict(
-            False, f"{dates[-1].text} | {following[-1].text}", "lists dates line by line, not one", span
-        )
+    lines = [s for s in sentence_texts(body) if find_dates(s, year)]
+    if len(lines) >= 2 and all(_bare(s, [(d.start, d.end) for d in find_dates(s, year)]) for s in lines):
+        return _verdict(False, " | ".join(lines), "lists dates line by line, not one", span)
     last: DateMatch = dates[-1]
+    rivals = [d for d in reading.possible if isinstance(d, DateMatch) and d.value != last.value]
+    if rivals:
+        return _verdict(False, last.text, f"hedges: {rivals[0].text!r} is offered as a possibility too", span)
     ok = last.value == gold.value
     return _verdict(
         ok, last.text, f"date {last.value} {'equals' if ok else 'differs from'} {gold.value}", span
@@ -432,25 +512,50 @@ def _score_date(span: AnswerSpan, gold: DateAnswer, year: int) -> ResponseVerdic
 def _score_text(span: AnswerSpan, gold: TextAnswer, pool: Sequence[Any]) -> ResponseVerdict:
     others = _distractors(gold, pool)
     needles = [*gold.spellings(), *others]
-    main = _main(span, lambda t: bool(_mentions(t, needles)))
-    shown = normalize_text(main)
-    affirmed = [s for s in sentences(main) if not _negated(s)]
-    named = [m for s in affirmed for m in _mentions(s, needles) if m[2] in others]
-    if named:
-        names = ", ".join(dict.fromkeys(m[2] for m in named))
-        return _verdict(False, shown, f"also names {names}, so it does not commit to one answer", span)
-    mentioned = [(s, _mentions(s, gold.spellings())) for s in sentences(main)]
-    mentioned = [(s, hits) for s, hits in mentioned if hits]
-    if not mentioned:
+
+    def named(text: str) -> list[tuple[int, int, str]]:
+        return _mentions(text, needles)
+
+    body = evidence_free(span.text)
+    shown = normalize_text(without_asides(body))
+    if not named(body):
         return _verdict(
             False, shown, f"the gold {gold.value!r} is not named in {_where(span)}", span, readable=False
         )
-    committed = [(s, hits) for s, hits in mentioned if not _negated(s)]
-    if not committed:
-        return _verdict(False, shown, f"{gold.value!r} is named only in a negated sentence", span)
-    if any(_HEDGE_TEXT.search(s) for s, _ in committed):
+    reading = read(span.text, named, _where_of)
+    if reading.problem is not None:
+        return _verdict(False, shown, reading.problem, span)
+    if not reading.chosen:
+        return _verdict(
+            False, shown, "no statement commits to a name (negated, an example or a possibility)", span
+        )
+    chosen = [m for m in reading.chosen if isinstance(m, tuple)]
+    rivals = list(dict.fromkeys(m[2] for m in chosen if m[2] in others))
+    golds = [m for m in chosen if m[2] not in others]
+    if rivals:
+        return _verdict(
+            False, shown, f"also names {', '.join(rivals)}, so it does not commit to one answer", span
+        )
+    if not golds:
+        return _verdict(False, shown, f"the gold {gold.value!r} is not the committed name", span)
+    if _HEDGE_TEXT.search(reading.clause):
         return _verdict(False, shown, "hedges between alternatives (또는 / 혹은 / or)", span)
-    return _verdict(True, shown, f"names {committed[0][1][0][2]!r} and no other candidate", span)
+    possible = [m[2] for m in reading.possible if isinstance(m, tuple) and m[2] in others]
+    if possible:
+        return _verdict(False, shown, f"hedges: {possible[0]!r} is offered as a possibility too", span)
+    if span.source == "marker" and len(parts(without_asides(span.text))) > 1:
+        return _verdict(False, shown, "the marked answer lists several values, not one", span)
+    lines = [t for t in sentence_texts(body) if named(t)]
+    if len(lines) >= 2 and all(_bare_name(t, named(t)) for t in lines):
+        return _verdict(False, shown, "lists names line by line, not one", span)
+    return _verdict(True, shown, f"names {golds[0][2]!r} and no other candidate", span)
+
+
+def _bare_name(line: str, found: list[tuple[int, int, str]]) -> bool:
+    """A line that is only a name ('- 지구과학', '**창녕군**')."""
+    hay = normalize_text(line)
+    rest = "".join(ch for i, ch in enumerate(hay) if not any(a <= i < b for a, b, _ in found))
+    return _BARE_REST.match(rest) is not None
 
 
 def _score_text_list(span: AnswerSpan, gold: ListAnswer, pool: Sequence[Any]) -> ResponseVerdict:
@@ -526,21 +631,23 @@ def _score_value_list(span: AnswerSpan, gold: ListAnswer, year: int) -> Response
 
 
 def score_response(
-    message: str, answer: Answer, reference_year: int, distractors: Sequence[Any] = ()
+    message: str, answer: Answer, reference_year: int, distractors: Sequence[Any] = (), query: str = ""
 ) -> ResponseVerdict:
     """Match the answer stated in `message` against the gold `answer` (rules in the module docstring).
 
     `reference_year` completes month-day dates ('11월 29일', '10/16'); use the task's year. `distractors` are the
     other values the chain offered where the answer was chosen (a fixture's `answer_pool`; gold values in it are
-    ignored).
+    ignored). `query` (the task's question) tells labelled values apart ('보통주 3,070원, 우선주 3,120원').
     """
     if not message.strip():
         return ResponseVerdict(passed=False, extracted="", reason="empty message", source="message")
+    answer = _codes_as_text(answer)  # the rules read a code as a name made of digits and letters
     span = answer_span(message, answer, reference_year, distractors)
-    if pasted(span.text):
+    rest = evidence_free(span.text)
+    if pasted(rest) or not rest.strip():
         return _verdict(False, span.text[:80], "pasted data (JSON/XML), not a stated answer", span)
     if isinstance(answer, NumberAnswer):
-        return _score_number(span, answer)
+        return _score_number(span, answer, query)
     if isinstance(answer, DateAnswer):
         return _score_date(span, answer, reference_year)
     if isinstance(answer, TextAnswer):
@@ -549,7 +656,111 @@ def score_response(
         if isinstance(answer.items[0], TextAnswer):
             return _score_text_list(span, answer, distractors)
         return _score_value_list(span, answer, reference_year)
+    if isinstance(answer, CodeAnswer):  # read as text above
+        raise AssertionError("unreachable")
     assert_never(answer)
 
 
-__all__ = ["Judge", "ResponseVerdict", "answer_span", "number_matches", "score_response", "without_asides"]
+def _codes_as_text(answer: Answer) -> Answer:
+    if isinstance(answer, CodeAnswer):
+        return TextAnswer(value=answer.value)
+    if isinstance(answer, ListAnswer) and isinstance(answer.items[0], CodeAnswer):
+        items: list[Any] = [TextAnswer(value=i.value) for i in answer.items]
+        return ListAnswer(items=items, ordered=answer.ordered)
+    return answer
+
+
+def score_text(
+    message: str, answer: Answer, reference_year: int, pool: Sequence[Any] = (), query: str = ""
+) -> ResponseVerdict:
+    """Text mode: the reply's `최종 답:` line, read by type and graded as a submission is
+    (kopa_gen/evaluate/finalline.py); without that line, the sentence rules (`score_response`). When the rules are
+    unsure they fail and say "unreadable"."""
+    final = read_final(message, answer, reference_year, pool)
+    if final is None:
+        verdict = score_response(message, answer, reference_year, pool, query)
+        if not verdict.readable:
+            verdict = verdict.model_copy(update={"reason": f"unreadable: {verdict.reason}"})
+        return verdict
+    stated = final.stated
+    if isinstance(stated, Unread):
+        reason = stated.reason if stated.committed else f"unreadable: {stated.reason}"
+        return ResponseVerdict(
+            passed=False,
+            extracted="",
+            reason=reason,
+            source="final-line",
+            readable=stated.committed,
+            decided_by="final-line",
+        )
+    reopened = _reopened(final.after, answer, reference_year, pool)
+    if reopened is not None:
+        return ResponseVerdict(
+            passed=False,
+            extracted=_stated_text(stated),
+            reason=reopened,
+            source="final-line",
+            decided_by="final-line",
+        )
+    graded = grade(stated, answer, pool)
+    return ResponseVerdict(
+        passed=graded.passed,
+        extracted=_stated_text(stated),
+        reason=graded.reason,
+        source="final-line",
+        decided_by="final-line",
+    )
+
+
+def _reopened(after: str, answer: Answer, year: int, pool: Sequence[Any]) -> str | None:
+    """Why what a reply wrote after its final line takes that line back: a correction that states a value, or a
+    possibility that offers another ('…17개일 가능성도 있으니')."""
+    answer = _codes_as_text(answer)
+    correcting = False
+    for s in clause_sentences(after):
+        for clause in s.clauses:
+            correcting = correcting or clause.role == "correction"
+            if not _candidates(clause.text, answer, year, pool):
+                continue
+            if correcting:
+                return "corrects its final line after it"
+            if clause.role == "possible":
+                return "offers another answer as a possibility after its final line"
+    return None
+
+
+def score_submitted(
+    answer: Answer, submissions: Sequence[Stated], pool: Sequence[Any] = ()
+) -> ResponseVerdict:
+    """Submit mode: the episode's submissions, graded by type (kopa_gen/evaluate/submission.py)."""
+    graded = grade_submissions(answer, submissions, pool)
+    return ResponseVerdict(
+        passed=graded.passed,
+        extracted=" | ".join(_stated_text(s) for s in submissions),
+        reason=graded.reason,
+        source="submission",
+        readable=bool(submissions),
+        decided_by="submission",
+    )
+
+
+def _stated_text(stated: Stated) -> str:
+    if isinstance(stated, StatedList):
+        return ", ".join(_stated_text(i) for i in stated.items)
+    if isinstance(stated, StatedNumber):
+        return stated.text
+    if isinstance(stated, StatedDate):
+        return stated.value.isoformat()
+    return stated.text
+
+
+__all__ = [
+    "Judge",
+    "ResponseVerdict",
+    "answer_span",
+    "number_matches",
+    "score_response",
+    "score_submitted",
+    "score_text",
+    "without_asides",
+]

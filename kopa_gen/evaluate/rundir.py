@@ -153,7 +153,7 @@ def code_version(root: Path) -> str:
 
 
 # The fields that make a run what it is: resuming with any of them different would mix two runs in one folder.
-IDENTITY = ("task_set", "policy", "policy_options", "live", "world_seed", "judge")
+IDENTITY = ("task_set", "policy", "policy_options", "answer_mode", "live", "world_seed", "judge")
 
 
 def _identity(manifest: dict[str, Any], name: str) -> Any:
@@ -220,6 +220,7 @@ def merge(
         "rollouts": max(int(old.get("rollouts") or 0), new["rollouts"]),
         "code_versions": versions,
         "endpoints": endpoints,
+        "pool_guess": {**(old.get("pool_guess") or {}), **(new.get("pool_guess") or {})},
     }
 
 

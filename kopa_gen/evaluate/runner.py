@@ -19,6 +19,7 @@ from typing import Any
 
 from kopa_gen.client.errors import redact
 from kopa_gen.evaluate.episode import score_episode
+from kopa_gen.evaluate.guess import guesses, manifest_entry
 from kopa_gen.evaluate.rundir import (
     INFRASTRUCTURE,
     MANIFEST_FORMAT,
@@ -33,12 +34,13 @@ from kopa_gen.evaluate.rundir import (
     task_hash,
     write_manifest,
 )
+from kopa_gen.evaluate.submission import SubmitChannel
 from kopa_gen.policies.base import Episode, TaskContext, policy
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
 from kopa_gen.runtime.spread import Spread, run_jobs
 from kopa_gen.sandbox.config import SandboxConfig
-from kopa_gen.spec.task import Task
+from kopa_gen.spec.task import AnswerMode, Task
 from kopa_gen.world.build import ensure_world
 
 
@@ -54,6 +56,7 @@ class EvalConfig:
     live: bool = False
     episode_timeout_s: float = 900.0
     judge: dict[str, Any] | None = None  # {base_url, model, api_key_env}: the optional LLM-as-judge fallback
+    answer_mode: AnswerMode = "submit"  # submit: through the submit_answer tool; text: a `최종 답:` line
     spread: Spread = field(default_factory=Spread)  # where episodes run; `concurrency` is per process
 
 
@@ -99,11 +102,18 @@ async def run_episode(
     start = time.perf_counter()
     platforms = fixture["platforms"]
     sandbox = SandboxConfig(seed=seed)
+    channel = SubmitChannel(task.answer) if config.answer_mode == "submit" else None
     async with Session.open(
-        project, platforms, max_calls=task.max_calls, tools=task.tools, live=config.live, sandbox=sandbox
+        project,
+        platforms,
+        max_calls=task.max_calls,
+        tools=task.tools,
+        live=config.live,
+        sandbox=sandbox,
+        channel=channel,
     ) as session:
         try:
-            ctx = TaskContext(task, fixture, seed, rollout)
+            ctx = TaskContext(task, fixture, seed, rollout, config.answer_mode)
             episode = await asyncio.wait_for(agent.run(ctx, session), config.episode_timeout_s)
         except TimeoutError:
             episode = Episode("", [], [], "timeout", f"episode exceeded {config.episode_timeout_s}s")
@@ -113,8 +123,9 @@ async def run_episode(
         written, state = session.state(scope)
         calls = list(session.calls)
     judged = None
-    if config.judge and task.answer is not None and "RESPONSE" in task.reward:
-        first = score_episode(task, fixture, episode.final_message, state, calls, episode.turns)
+    mode = config.answer_mode
+    if config.judge and task.answer is not None and "RESPONSE" in task.reward and mode == "text":
+        first = score_episode(task, fixture, episode.final_message, state, calls, episode.turns, mode=mode)
         if first.response is not None and not first.response.readable and episode.final_message:
             from kopa_gen.evaluate.judge import OpenAIJudge
             from kopa_gen.policies.openai import EndpointDown
@@ -126,7 +137,7 @@ async def run_episode(
             except EndpointDown as exc:  # ungraded, not failed: the run retries it on resume
                 episode.stop_reason = "infrastructure"
                 episode.error = f"the LLM judge could not grade the answer: {exc}"
-    score = score_episode(task, fixture, episode.final_message, state, calls, episode.turns, judged)
+    score = score_episode(task, fixture, episode.final_message, state, calls, episode.turns, judged, mode)
     return {
         "key": episode_key(task.id, seed, rollout),
         "task": task.id,
@@ -135,6 +146,7 @@ async def run_episode(
         "seed": seed,
         "rollout": rollout,
         "policy": config.policy,
+        "answer_mode": mode,
         "stop_reason": episode.stop_reason,
         "error": episode.error,
         "final_message": episode.final_message,
@@ -183,6 +195,7 @@ def manifest(project: Project, config: EvalConfig, tasks: dict[str, str]) -> dic
         "tasks": dict(sorted(tasks.items())),
         "policy": config.policy,
         "policy_options": options,
+        "answer_mode": config.answer_mode,
         "seeds": sorted(set(config.seeds)),
         "rollouts": config.rollouts,
         "live": config.live,
@@ -233,6 +246,7 @@ async def _run_locked(
         warn(line)
     chosen = [(task, load_fixture(project, task)) for _, task in selected(project, config.tasks)]
     run = manifest(project, config, {task.id: task_hash(task, fixture) for task, fixture in chosen})
+    run["pool_guess"] = manifest_entry(guesses(chosen, config.answer_mode))
     hidden = secrets(project, config)
     merged = merge(config.out, read_manifest(config.out), run, bool(before.records))
     write_manifest(config.out, merged, hidden)

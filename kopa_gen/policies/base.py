@@ -8,7 +8,7 @@ from typing import Any, Literal, Protocol
 
 from kopa_gen.plugins import import_all
 from kopa_gen.runtime.session import Session
-from kopa_gen.spec.task import Task
+from kopa_gen.spec.task import AnswerMode, Task
 
 # "infrastructure": the model endpoint was down (see openai.EndpointDown); the runner retries such episodes
 StopReason = Literal["answered", "budget", "timeout", "error", "max_turns", "infrastructure"]
@@ -28,13 +28,15 @@ class Episode:
 
 @dataclass(frozen=True)
 class TaskContext:
-    """Everything a policy may know about the task: the task itself (query, system state) and, for reference
-    policies only, the gold fixture."""
+    """Everything a policy may know about the task: the task itself (query, system state), how it must answer
+    (`mode`: through the session's `submit_answer` tool, or in prose ending with a `최종 답:` line) and, for
+    reference policies only, the gold fixture."""
 
     task: Task
     fixture: dict[str, Any]
     seed: int = 0
     rollout: int = 0
+    mode: AnswerMode = "submit"
 
 
 class Policy(Protocol):
@@ -70,14 +72,21 @@ def policy(name: str, **options: Any) -> Policy:
     return _POLICIES[name](**options)
 
 
-def system_prompt(task: Task) -> str:
-    """The system prompt every policy gets: the fixed date, the keys held, any preset context."""
+ANSWER_INSTRUCTIONS: dict[AnswerMode, str] = {
+    "submit": "답을 확정하면 submit_answer 도구를 한 번만 호출해 답 하나를 제출하세요 (수는 answer에 숫자만, "
+    "unit에 단위). 설명과 근거는 메시지에 자유롭게 써도 됩니다.",
+    "text": "답변의 마지막 줄에 '최종 답: <답>' 형식으로 답 하나만 적으세요. 설명과 근거는 그 앞에 써도 됩니다.",
+}
+
+
+def system_prompt(task: Task, mode: AnswerMode = "submit") -> str:
+    """The system prompt every policy gets: the fixed date, the keys held, how to answer, any preset context."""
     lines = [
         "당신은 한국 공공 오픈 API 도구를 호출해 사용자의 질문에 답하는 에이전트입니다.",
         f"오늘 날짜: {task.system.today.isoformat()}",
         f"인증키가 준비된 플랫폼: {', '.join(task.system.keys)} (키는 자동으로 들어갑니다)",
         "필요한 코드(고유번호, 지역코드, 학교코드 등)는 먼저 조회 도구로 찾고, 결과가 여러 페이지이면 필요한 만큼 페이지를 넘기세요.",
-        "마지막 답변에는 '정답: ...' 형식으로 최종 답을 적으세요.",
+        ANSWER_INSTRUCTIONS[mode],
     ]
     if task.system.context:
         lines.append(task.system.context)

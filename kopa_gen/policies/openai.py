@@ -271,7 +271,7 @@ class OpenAIPolicy:
         self.extra_body = dict(extra_body or {})
 
     def system(self, ctx: TaskContext) -> str:
-        return system_prompt(ctx.task)
+        return system_prompt(ctx.task, ctx.mode)
 
     async def run(self, ctx: TaskContext, session: Session) -> Episode:
         episode = Episode(
@@ -304,7 +304,11 @@ class OpenAIPolicy:
         return episode
 
     async def _loop(self, endpoint: _Endpoint, session: Session, episode: Episode) -> None:
+        """Turns until the model answers: a turn without tool calls (its text is the final message), or, with an
+        answer tool, a turn that submitted. When the call budget is used up the model gets one more turn, in which
+        only the answer tool works, so that it can still submit what it has."""
         tools = openai_tools(session.tools())
+        grace = session.channel is not None
         for turn_no in range(self.max_turns):
             turn = parse_turn(await endpoint.complete(episode.messages, tools), turn_no)
             episode.messages.append(turn.message())
@@ -313,7 +317,14 @@ class OpenAIPolicy:
                 episode.final_message = turn.content
                 return
             await _execute(session, turn.calls, episode)
+            if session.submissions:
+                episode.stop_reason = "answered"
+                episode.final_message = turn.content
+                return
             if session.exhausted:
+                if grace:
+                    grace = False
+                    continue
                 episode.stop_reason = "budget"
                 return
         episode.stop_reason = "max_turns"
@@ -350,7 +361,7 @@ async def _execute(session: Session, calls: list[Call], episode: Episode) -> Non
     and logs it after, so calls in flight together would all pass the check. The rest go one by one afterwards,
     and the session answers each with its budget tool error."""
     first = len(session.calls)
-    room = len(calls) if session.max_calls is None else max(0, session.max_calls - first)
+    room = len(calls) if session.max_calls is None else max(0, session.max_calls - session.started)
     try:
         outcomes = list(await asyncio.gather(*(session.call(c.tool, c.arguments) for c in calls[:room])))
         for c in calls[room:]:

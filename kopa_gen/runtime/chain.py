@@ -41,6 +41,7 @@ class Unit:
     item: Any = None
     item_index: int | None = None
     page: int | None = None
+    follow: bool = True  # read the remaining pages of a `pages: all` call (a planned shortcut may not)
     index: int = -1  # position in the session's call log
     result: dict[str, Any] | None = None  # what the platform answered to this request
     merged: dict[str, Any] | None = None  # `pages: all`: the first page's result with every page's rows
@@ -59,6 +60,12 @@ class Walker:
     fill: Callable[[str, str], Any] = lambda tool, name: None
     # (call, argument, resolved value or None) -> the value to send for a referenced argument of a write call
     write_value: Callable[[GoldCall, str, Any], Any] | None = None
+    # (call, argument, resolved value) -> the value to send for a referenced argument of a read call (a policy
+    # that chooses its own candidate where the gold picks one)
+    read_value: Callable[[GoldCall, str, Any], Any] | None = None
+    # (call, arguments) -> the arguments to send instead and whether to read the remaining pages (a policy that
+    # asks the API to sort or filter where the gold reads every page)
+    plan: Callable[[GoldCall, dict[str, Any]], tuple[dict[str, Any], bool]] | None = None
     strict: bool = False  # the build: a reference that does not resolve or a call that fails is a Problem
 
 
@@ -153,6 +160,8 @@ class _Resolver:
                         self.note(call, name, value, item)
             if write and referenced and self.walker.write_value is not None:
                 resolved = self.walker.write_value(call, name, resolved)
+            elif not write and referenced and resolved is not None and self.walker.read_value is not None:
+                resolved = self.walker.read_value(call, name, resolved)
             if resolved is not None:
                 out[name] = resolved
         return out
@@ -218,10 +227,15 @@ async def walk_chain(
                 args = resolver.args(call, item, loc, write, first=k == 0 or items is None)
                 if paging is not None and walker.drop_paging:
                     args = {n: v for n, v in args.items() if n not in paging}
+                follow = True
+                if walker.plan is not None:
+                    args, follow = walker.plan(call, args)
                 key = call.id if items is None else f"{call.id}[{k}]"
                 key += "@1" if call.pages else ""
                 units.append(
-                    Unit(call, key, args, item, None if items is None else k, 1 if call.pages else None)
+                    Unit(
+                        call, key, args, item, None if items is None else k, 1 if call.pages else None, follow
+                    )
                 )
         if not units:
             continue
@@ -241,7 +255,7 @@ async def _more_pages(
     if not walker.follow_pages:
         return
     for unit in list(units):
-        if unit.call.pages != "all" or unit.result is None:
+        if unit.call.pages != "all" or unit.result is None or not unit.follow:
             continue
         paging = project.page_params(unit.call.tool)
         if paging is None:

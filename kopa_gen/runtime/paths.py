@@ -52,6 +52,7 @@ __all__ = [
     "Expr",
     "FilterUse",
     "PathError",
+    "Read",
     "Selection",
     "api_number",
     "evaluate",
@@ -60,6 +61,7 @@ __all__ = [
     "plain_number",
     "pool",
     "references",
+    "rows_read",
     "select",
 ]
 
@@ -325,3 +327,50 @@ def filter_uses(result: Any, path: str, env: Env | None = None) -> list[FilterUs
 
     walk(parse(path.strip()))
     return uses
+
+
+@dataclass(frozen=True)
+class Read:
+    """What of a result an expression depends on: the rows it reads (objects of the result's `rows` list, the
+    rows its selectors kept; every row under `*` or an aggregate), and whether it reads the total, the record or
+    anything else at the top."""
+
+    rows: list[Any]
+    total: bool = False
+    record: bool = False
+    other: bool = False
+
+
+def rows_read(result: Any, path: str, env: Env | None = None) -> Read:
+    """The rows of `result` (a list result: {total_count, rows, ...}; or a record result) that `path` reads:
+    ACTION credits an agent that fetched them, by whatever query (kopa_gen/evaluate/action.py)."""
+    env = env or {}
+    rows: list[Any] = []
+    kept: set[int] = set()
+    flags = {"total": False, "record": False, "other": False}
+
+    def walk(expr: Expr) -> None:
+        if isinstance(expr, Path):
+            if expr.leading or not expr.steps:
+                flags["other"] = True
+                return
+            head = expr.steps[0]
+            if head.name == "rows" and isinstance(result, dict) and isinstance(result.get("rows"), list):
+                picked, _, _ = _narrow(result["rows"], head.selectors, env, False, show(expr))
+                for row in picked:
+                    if id(row) not in kept:
+                        kept.add(id(row))
+                        rows.append(row)
+            elif head.name == "total_count":
+                flags["total"] = True
+            elif head.name == "record":
+                flags["record"] = True
+            else:
+                flags["other"] = True
+        elif isinstance(expr, Call) and expr.input is not None:
+            walk(expr.input)
+        elif isinstance(expr, Pipe):
+            walk(expr.head)
+
+    walk(parse(path.strip()))
+    return Read(rows, **flags)

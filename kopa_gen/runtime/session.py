@@ -10,7 +10,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from kopa_gen.client.client import PlatformClient, RetryPolicy
 from kopa_gen.mcp.generated import generated_module
@@ -48,6 +48,30 @@ class CallRecord:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+class AnswerChannel(Protocol):
+    """The episode's committed-answer tool (kopa_gen/evaluate/submission.py: `submit_answer`), offered beside the
+    platform tools. Given by whoever opens the session, so the runtime knows no answer types."""
+
+    @property
+    def name(self) -> str: ...
+
+    def tool(self) -> dict[str, Any]:
+        """The tool in MCP wire format."""
+        ...
+
+    def read(self, arguments: Any) -> Any:
+        """The submitted value; ValueError (its message is the tool error) when the arguments do not fit."""
+        ...
+
+    def arguments_for(self, value: Any) -> dict[str, Any]:
+        """The arguments that submit `value` (what a scripted policy sends)."""
+        ...
+
+
+SUBMITTED = "submitted"
+"""The `structured` key of a submission's call record: the arguments as the channel read them."""
+
+
 @dataclass
 class Session:
     """Use as `async with Session.open(project, ["dart", "workspace"], max_calls=12) as s: await s.call(...)`."""
@@ -59,10 +83,12 @@ class Session:
     clients: list[PlatformClient]
     max_calls: int | None = None
     exposed: frozenset[str] | None = None
+    channel: AnswerChannel | None = None
     calls: list[CallRecord] = field(default_factory=list)
     started: int = (
         0  # calls admitted so far, counted before they run so parallel calls cannot overrun the budget
     )
+    submissions: list[Any] = field(default_factory=list)  # what the channel read from each valid submission
 
     @classmethod
     def open(
@@ -76,10 +102,12 @@ class Session:
         sandbox: SandboxConfig | None = None,
         world_seed: int | None = None,
         retry: RetryPolicy | None = None,
+        channel: AnswerChannel | None = None,
     ) -> Session:
         """A fresh episode over `platforms` (live mode reaches the real services, except local platforms such as
         the workspace, which always live in the session's sandbox). `retry` overrides the clients' retry policy
-        in the sandbox (EDGE probes turn retries off so that injected faults reach the posterior)."""
+        in the sandbox (EDGE probes turn retries off so that injected faults reach the posterior). `channel` adds
+        the answer tool (submit mode); without it the episode ends with a text reply."""
         box = open_sandbox(project, sandbox, world_seed)
         toolboxes: dict[str, ToolBox] = {}
         clients: list[PlatformClient] = []
@@ -88,7 +116,7 @@ class Session:
             clients.append(client)
             toolboxes[pid] = generated_module(pid, root=project.root).create_toolbox(client)
         exposed = frozenset(tools) if tools is not None else None
-        return cls(project, tuple(platforms), box, toolboxes, clients, max_calls, exposed)
+        return cls(project, tuple(platforms), box, toolboxes, clients, max_calls, exposed, channel)
 
     async def __aenter__(self) -> Session:
         return self
@@ -106,6 +134,8 @@ class Session:
         for pid in self.platforms:
             path = self.project.root / "generated" / "servers" / pid / "tools.json"
             out.extend(t for t in frozen_tools(path) if self.exposed is None or t["name"] in self.exposed)
+        if self.channel is not None:
+            out.append(self.channel.tool())
         return out
 
     @property
@@ -121,6 +151,8 @@ class Session:
         """Run one tool call. Every outcome, including an unknown tool or a used-up budget, is a ToolOutcome that
         goes back to the model; the call is logged either way."""
         start = time.perf_counter()
+        if self.channel is not None and tool == self.channel.name:
+            return self._submit(arguments, start)
         box = self._toolbox(tool)
         over = self.exhausted
         if not over:
@@ -135,6 +167,10 @@ class Session:
                 f"call budget of {self.max_calls} calls is used up; answer with what you have",
                 None,
                 "budget",
+            )
+        elif self.submissions:
+            outcome = ToolOutcome(
+                True, "the answer was submitted: the episode is over, no more calls run", None, "submitted"
             )
         elif box is None:
             names = ", ".join(sorted(t["name"] for t in self.tools()))
@@ -152,6 +188,39 @@ class Session:
             structured=outcome.structured,
             error_code=outcome.error_code,
             elapsed_ms=(time.perf_counter() - start) * 1000,
+        )
+        return outcome
+
+    def _submit(self, arguments: Any, start: float) -> ToolOutcome:
+        """A call of the answer tool. A valid one is a submission: logged, never refused by the call budget (the
+        model must always be able to answer) and not counted in it. A malformed one is a tool error naming the
+        expected shape and costs a call, like any failed call."""
+        assert self.channel is not None
+        index = len(self.calls)
+        try:
+            value = self.channel.read(arguments)
+        except ValueError as exc:
+            self.started += 1
+            outcome = ToolOutcome(True, str(exc), None, "bad_submission", "bad_param")
+        else:
+            self.submissions.append(value)
+            text = (
+                "답이 제출되었습니다. 에피소드를 마칩니다."
+                if len(self.submissions) == 1
+                else "이미 답을 제출했습니다: 두 번째 제출로 이 에피소드는 실패로 채점됩니다."
+            )
+            outcome = ToolOutcome(False, text, {SUBMITTED: arguments})
+        self.calls.append(
+            CallRecord(
+                index,
+                self.channel.name,
+                arguments,
+                outcome.is_error,
+                outcome.text,
+                outcome.structured,
+                outcome.error_code,
+                (time.perf_counter() - start) * 1000,
+            )
         )
         return outcome
 

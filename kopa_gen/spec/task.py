@@ -19,6 +19,11 @@ from kopa_gen.spec.kopa import DOMAIN_ID, StrictModel
 from kopa_gen.spec.source import YamlError, load_yaml, validate_model
 
 EACH = "each"
+
+AnswerMode = Literal["submit", "text"]
+"""How an episode answers: `submit` through the `submit_answer` tool, typed by the task's answer (the default,
+and the training reward's mode); `text` in prose ending with one `최종 답:` line (the paper's setting)."""
+ANSWER_MODES: tuple[AnswerMode, ...] = ("submit", "text")
 """The call id a fan-out call's arguments use for the current item of its `for_each`."""
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")

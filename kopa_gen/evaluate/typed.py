@@ -1,0 +1,264 @@
+"""Typed grading: one stated value against the typed gold answer, with no sentence reading at all.
+
+Both answer channels end here: a `submit_answer` call (kopa_gen/evaluate/submission.py) and, in text mode, the
+reply's `최종 답:` line (kopa_gen/evaluate/finalline.py) are read into a `Stated` value first; `grade` then decides.
+
+- number: the stated value and the gold are scaled to their unit's dimension (kopa_gen/evaluate/units.py:
+  천원, 억원 for 원; 곳, 명 for 개) and must be equal, within the task's declared `tolerance` / `rel_tolerance`, or
+  be the gold rounded to the precision the value is written in and within 0.1% of it ('1,543억 원' for
+  154,329,557,000원; not '930' for 927.8). A unit of another dimension or an unknown unit fails.
+- text: equal to the gold or an alias after normalization (corporate forms, spacing, punctuation, case and
+  full-width letters ignored); administrative qualifiers before it are allowed ('경상남도 하동군' for 하동군).
+  Several values ('환경부, 기후에너지환경부') fail, whether or not the others are candidates.
+- code: the same characters, spaces and hyphens ignored.
+- date: the same day.
+- list: stated items and gold items match one to one (in order when the gold is ordered); a missing or an extra
+  item fails.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, assert_never
+
+from kopa_gen.evaluate.answers import (
+    Answer,
+    CodeAnswer,
+    DateAnswer,
+    ItemAnswer,
+    ListAnswer,
+    NumberAnswer,
+    TextAnswer,
+    code_key,
+)
+from kopa_gen.evaluate.normalize import normalize_text
+from kopa_gen.evaluate.units import parse_unit
+
+ROUNDING_SHARE = Decimal("0.001")
+"""A value rounded as written passes only within this share of the gold (0.1%)."""
+
+
+@dataclass(frozen=True)
+class StatedNumber:
+    """A number as stated: its exact value in `unit` (None: no unit given), and the place value of its last written
+    significant digit in that unit ('1,543억' -> 10^8 when read as won, '1051.4' -> 0.1)."""
+
+    exact: Decimal
+    unit: str | None
+    precision: Decimal
+    text: str
+
+
+@dataclass(frozen=True)
+class StatedText:
+    text: str
+
+
+@dataclass(frozen=True)
+class StatedDate:
+    value: dt.date
+    text: str
+
+
+@dataclass(frozen=True)
+class StatedList:
+    items: list[Stated]
+    text: str
+
+
+Stated = StatedNumber | StatedText | StatedDate | StatedList
+
+
+@dataclass(frozen=True)
+class Graded:
+    passed: bool
+    reason: str
+
+
+def decimal_of(x: int | float | Decimal) -> Decimal:
+    if isinstance(x, Decimal):
+        return x
+    return Decimal(x) if isinstance(x, int) else Decimal(repr(x))
+
+
+def show(d: Decimal) -> str:
+    return format(d.normalize(), "f")
+
+
+def precision_of(exact: Decimal, written: str | None = None) -> Decimal:
+    """The place value of the last significant digit: its decimals, or its trailing zeros ('1500' -> 100)."""
+    digits = (written or show(exact)).replace(",", "").lstrip("+-")
+    if "." in digits:
+        return Decimal(1).scaleb(-len(digits.split(".")[1]))
+    whole = digits.rstrip("0")
+    return Decimal(10) ** (len(digits) - len(whole)) if whole.strip("0") else Decimal(1)
+
+
+def grade_number(stated: StatedNumber, gold: NumberAnswer) -> Graded:
+    """Rule 'number' of the module docstring."""
+    want_unit = parse_unit(gold.unit) if gold.unit else None
+    unit = parse_unit(stated.unit) if stated.unit else None
+    if stated.unit and unit is None:
+        return Graded(False, f"{stated.text!r}: unknown unit {stated.unit!r}")
+    if want_unit is not None and unit is not None and unit.dimension != want_unit.dimension:
+        return Graded(
+            False,
+            f"{stated.text!r} is stated in {unit.text} ({unit.dimension}); the question asks for "
+            f"{want_unit.text} ({want_unit.dimension})",
+        )
+    gold_scale = want_unit.scale if want_unit is not None else Decimal(1)
+    scale = unit.scale if unit is not None else gold_scale
+    have = stated.exact * scale
+    want = decimal_of(gold.value) * gold_scale
+    off = abs(have - want)
+    allowed = max(decimal_of(gold.tolerance) * gold_scale, decimal_of(gold.rel_tolerance) * abs(want))
+    where = show(want / gold_scale) + (f" {gold.unit}" if gold.unit else "")
+    if off <= allowed:
+        return Graded(True, f"{stated.text!r} equals {where}")
+    step = stated.precision * scale
+    rounded = (want / step).quantize(Decimal(1), rounding=ROUND_HALF_UP) * step
+    if step > 0 and rounded == have and off <= ROUNDING_SHARE * abs(want):
+        return Graded(True, f"{stated.text!r} is {where} rounded to {show(stated.precision)}")
+    return Graded(False, f"{stated.text!r} is off from {where} by {show(off / gold_scale)}")
+
+
+_SEPARATORS = re.compile(r"\s*(?:[,、/;|·]|\s(?:및|그리고|또는|혹은|이나|or|and)\s|\n)\s*", re.IGNORECASE)
+_QUALIFIER = re.compile(r"^[가-힣]+(?:도|시|군|구)$")
+_COUNTER = re.compile(r"(?:번|호|호선|번버스|번노선)$")
+_KIND_WORD = re.compile(r"(?:버스정류소|버스정류장|정류소|정류장|휴게소|노선)$")
+
+
+def parts(text: str) -> list[str]:
+    """The values a stated text lists (split at commas, slashes, 및 / 또는 / or, line breaks)."""
+    return [p for p in (s.strip() for s in _SEPARATORS.split(text)) if p]
+
+
+def unspaced(text: str) -> str:
+    return normalize_text(text).replace(" ", "")
+
+
+_ASIDE = re.compile(r"\s*(?:\(([^()]*)\)|（([^（）]*)）)")
+_HEDGE = re.compile(r"또는|혹은|아니면|이거나|(?<![a-z])or(?![a-z])|수도\s*있|일지도|/", re.IGNORECASE)
+
+
+def _noted(text: str, pool: Sequence[Any]) -> str:
+    """A name with a note in parentheses ('양영수 (추정)', '하동군 (득표수 기준)') as the name alone; a note that
+    hedges or names another candidate stays, and fails the name."""
+    notes = ["".join(g for g in m.groups() if g) for m in _ASIDE.finditer(text)]
+    others = {unspaced(str(v)) for v in pool}
+    if any(_HEDGE.search(n) or unspaced(n) in others for n in notes):
+        return text
+    return _ASIDE.sub("", text).strip() or text
+
+
+def grade_text(stated: StatedText, gold: TextAnswer, pool: Sequence[Any] = ()) -> Graded:
+    """Rule 'text' of the module docstring."""
+    stated = StatedText(_noted(stated.text, pool))
+    key = unspaced(stated.text)
+    golds = [unspaced(s) for s in gold.spellings()]
+    if key in golds:
+        return Graded(True, f"{stated.text!r} names {gold.value!r}")
+    counted = _COUNTER.sub("", key)
+    if counted != key and counted in golds and counted.isdigit():  # '504번' for the route 504
+        return Graded(True, f"{stated.text!r} names {gold.value!r} with its counter")
+    kind = _KIND_WORD.sub("", key)
+    if kind != key and kind in golds:  # '임기리입구 정류소' for the stop 임기리입구
+        return Graded(True, f"{stated.text!r} names {gold.value!r} with the word for what it is")
+    listed = parts(stated.text)
+    if len(listed) > 1:
+        return Graded(False, f"{stated.text!r} states {len(listed)} values where one is asked")
+    words = normalize_text(stated.text).split()
+    for cut in range(1, len(words)):
+        head, tail = words[:cut], "".join(words[cut:])
+        if tail in golds and all(_QUALIFIER.match(w) for w in head):
+            return Graded(True, f"{stated.text!r} names {gold.value!r} with its region")
+    others = [str(v) for v in pool if unspaced(str(v)) == key]
+    if others:
+        return Graded(False, f"{stated.text!r} is another candidate, not {gold.value!r}")
+    return Graded(False, f"{stated.text!r} is not {gold.value!r}")
+
+
+def grade_code(stated: StatedText, gold: CodeAnswer) -> Graded:
+    if code_key(stated.text) == gold.key():
+        return Graded(True, f"{stated.text!r} is the code {gold.value}")
+    if len(parts(stated.text)) > 1:
+        return Graded(False, f"{stated.text!r} states several codes where one is asked")
+    return Graded(False, f"{stated.text!r} is not the code {gold.value}")
+
+
+def grade_item(stated: Stated, gold: ItemAnswer, pool: Sequence[Any] = ()) -> Graded:
+    """One stated value against one gold item (a value of the wrong kind fails)."""
+    if isinstance(gold, NumberAnswer):
+        if not isinstance(stated, StatedNumber):
+            return Graded(False, "a number is asked")
+        return grade_number(stated, gold)
+    if isinstance(gold, TextAnswer):
+        if not isinstance(stated, StatedText):
+            return Graded(False, "a name is asked")
+        return grade_text(stated, gold, pool)
+    if isinstance(gold, CodeAnswer):
+        if not isinstance(stated, StatedText):
+            return Graded(False, "a code is asked")
+        return grade_code(stated, gold)
+    if isinstance(gold, DateAnswer):
+        if not isinstance(stated, StatedDate):
+            return Graded(False, "a date is asked")
+        ok = stated.value == gold.value
+        return Graded(ok, f"{stated.value} {'is' if ok else 'is not'} {gold.value}")
+    assert_never(gold)
+
+
+def _one_to_one(matches: list[list[bool]], n_gold: int) -> bool:
+    """Whether stated values and gold items can be paired one to one (augmenting paths; lists are short)."""
+    owner: list[int | None] = [None] * n_gold
+
+    def place(s: int, seen: set[int]) -> bool:
+        for g in range(n_gold):
+            if matches[s][g] and g not in seen:
+                seen.add(g)
+                holder = owner[g]
+                if holder is None or place(holder, seen):
+                    owner[g] = s
+                    return True
+        return False
+
+    return all(place(s, set()) for s in range(len(matches)))
+
+
+def grade_list(stated: StatedList, gold: ListAnswer, pool: Sequence[Any] = ()) -> Graded:
+    items = stated.items
+    n = len(gold.items)
+    if len(items) != n:
+        return Graded(False, f"states {len(items)} values; the question asks for {n}")
+    if gold.ordered:
+        for k, (s, g) in enumerate(zip(items, gold.items, strict=True), 1):
+            one = grade_item(s, g, pool)
+            if not one.passed:
+                return Graded(False, f"item {k}: {one.reason}")
+        return Graded(True, f"all {n} items, in order")
+    matches = [[grade_item(s, g, pool).passed for g in gold.items] for s in items]
+    if not _one_to_one(matches, n):
+        for at, item in enumerate(gold.items, 1):
+            if not any(row[at - 1] for row in matches):
+                return Graded(False, f"gold item {at} ({_gold_text(item)}) is not among the stated values")
+        return Graded(False, "the stated values do not pair one to one with the gold items")
+    return Graded(True, f"all {n} items")
+
+
+def _gold_text(item: ItemAnswer) -> str:
+    return str(item.value)
+
+
+def grade(stated: Stated, gold: Answer, pool: Sequence[Any] = ()) -> Graded:
+    """The verdict for one stated value (rules in the module docstring)."""
+    if isinstance(gold, ListAnswer):
+        if not isinstance(stated, StatedList):
+            return Graded(False, f"the question asks for {len(gold.items)} values; one was stated")
+        return grade_list(stated, gold, pool)
+    if isinstance(stated, StatedList):
+        return Graded(False, f"states {len(stated.items)} values where one is asked")
+    return grade_item(stated, gold, pool)

@@ -1,0 +1,68 @@
+"""The RESPONSE grader against replies written from the outside, on the benchmark's own tasks, in both answer
+modes: tests/data/outside_corpus.yaml (376 cases by a reviewer who never read the grader), issue22_corpus.yaml
+(the replies issue 22 found misjudged) and heldout_corpus.yaml (a second reviewer's set, first measured blind:
+172/192 before the grader was changed for it). Every case must agree with its label, and every class that can
+go both ways has both a passing and a failing case."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kopa_gen.evaluate.corpus import Case, grade, load
+from kopa_gen.project import Project
+
+DATA = Path(__file__).parent / "data"
+FILES = ["outside_corpus.yaml", "issue22_corpus.yaml", "heldout_corpus.yaml"]
+CASES = [(name, k, case) for name in FILES for k, case in enumerate(load(DATA / name))]
+
+
+def _tasks(project: Project) -> dict[str, tuple[Any, dict[str, Any]]]:
+    out = {}
+    for _, task in project.tasks:
+        path = project.root / "generated" / "fixtures" / task.domain / f"{task.id}.json"
+        out[task.id] = (task, json.loads(path.read_text(encoding="utf-8")))
+    return out
+
+
+@pytest.fixture(scope="module")
+def tasks(project: Project) -> dict[str, tuple[Any, dict[str, Any]]]:
+    return _tasks(project)
+
+
+@pytest.mark.parametrize(
+    ("name", "k", "case"), CASES, ids=[f"{n.split('_')[0]}-{k}-{c.mode}-{c.cls}" for n, k, c in CASES]
+)
+def test_case(name: str, k: int, case: Case, tasks: dict[str, tuple[Any, dict[str, Any]]]) -> None:
+    graded = grade(case, *tasks[case.task])
+    shown = case.reply if case.mode == "text" else json.dumps(case.calls, ensure_ascii=False)
+    assert graded.agrees, (
+        f"{name}#{k} {case.task} {case.mode} {case.cls}: {shown!r} should {'pass' if case.expect else 'fail'} "
+        f"({case.why}); grader: {graded.verdict.reason}; refused calls {graded.refused}, "
+        f"expected {case.tool_errors}"
+    )
+
+
+def test_the_issue_examples_are_there_in_both_modes() -> None:
+    issue = load(DATA / "issue22_corpus.yaml")
+    modes = defaultdict(set)
+    for case in issue:
+        modes[case.cls].add(case.mode)
+    for cls in (
+        "hedge-in-aside",
+        "two-answers",
+        "unknown-unit",
+        "rounding",
+        "english-scale",
+        "spaced-numerals",
+    ):
+        assert modes[cls] == {"text", "submit"}, cls
+
+
+def test_every_task_of_a_case_is_a_benchmark_task(project: Project) -> None:
+    known = {t.id for _, t in project.tasks if t.answer is not None}
+    assert {case.task for _, _, case in CASES} <= known
