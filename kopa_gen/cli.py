@@ -181,8 +181,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(f"world seed {world.seed}: {world.path} ({size:.0f} MiB, {how})")
         start = time.perf_counter()
         written, diags = compile_fixtures(project, args.seed)
-        if diags.errors:
+        if diags.items:
             print(diags.render(), file=sys.stderr)
+        if diags.errors:
             print(f"{len(diags.errors)} task problem(s); fixtures not updated.", file=sys.stderr)
             return 1
         print(
@@ -359,6 +360,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         options = {"base_url": args.base_url, "model": args.model, "api_key_env": args.api_key_env}
     if args.judge_base_url and not args.judge_model:
         raise UsageError("--judge-base-url needs --judge-model")
+    if args.judge_base_url and args.answer_mode != "text":
+        raise UsageError(
+            "the LLM judge reads prose replies: give --answer-mode text (a submission is graded by type alone)"
+        )
     project = _project(args)
     if args.task_dir:
         project = project.with_task_set(Path(args.task_dir))
@@ -486,10 +491,44 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0 if verdict["reward"] else 1
 
 
-def cmd_stats(args: argparse.Namespace) -> int:
-    from kopa_gen.evaluate.taskstats import benchmark_table, handoff_table
+def cmd_judge_calibrate(args: argparse.Namespace) -> int:
+    from kopa_gen.evaluate.corpus import load
+    from kopa_gen.evaluate.judge import OpenAIJudge, calibrate
+    from kopa_gen.evaluate.runner import load_fixture
+    from kopa_gen.policies.openai import EndpointError
 
     project = _project(args)
+    files = [Path(f) for f in args.corpus] or sorted((project.root / "tests" / "data").glob("*_corpus.yaml"))
+    files = [f for f in files if f.name != "response_corpus.yaml"]  # that one has no tasks
+    if not files:
+        raise UsageError("no labelled corpus found; give --corpus FILE (a tests/data/*_corpus.yaml)")
+    cases = []
+    for f in files:
+        try:
+            cases += load(f)
+        except (OSError, ValueError, KeyError) as exc:
+            raise UsageError(f"{f}: not a labelled corpus ({exc})") from None
+    tasks = {t.id: (t, load_fixture(project, t)) for _, t in project.tasks if t.answer is not None}
+    unknown = sorted({c.task for c in cases} - set(tasks))
+    if unknown:
+        raise UsageError(f"the corpus names tasks this project lacks: {', '.join(unknown[:5])}")
+    judge = OpenAIJudge(args.base_url, args.model, args.api_key_env, timeout_s=args.timeout)
+    try:
+        result = asyncio.run(calibrate(judge, cases, tasks, args.concurrency))
+    except EndpointError as exc:
+        raise UsageError(f"the judge at {args.base_url} failed: {exc}") from None
+    print(f"{len(result.rows)} text-mode replies from {', '.join(f.name for f in files)}")
+    print(result.table())
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from kopa_gen.evaluate.taskstats import benchmark_table, handoff_table, stats_document
+
+    project = _project(args)
+    if args.json:
+        print(json.dumps(stats_document(project), ensure_ascii=False, indent=1))
+        return 0
     print(benchmark_table(project))
     print()
     print(handoff_table(project))
@@ -811,7 +850,21 @@ def main(argv: list[str] | None = None) -> int:
     sc.add_argument("--seed", type=int, default=0, help="sandbox seed for the replay")
     sc.set_defaults(func=cmd_score)
 
+    jd = sub.add_parser("judge", help="the LLM judge of text-mode RESPONSE")
+    jds = jd.add_subparsers(dest="judge_command", required=True, metavar="{calibrate}")
+    jc = jds.add_parser("calibrate", help="run the judge over the labelled corpora; agreement by class")
+    jc.add_argument("--base-url", required=True, help="OpenAI-compatible endpoint of the judge (ends in /v1)")
+    jc.add_argument("--model", required=True, help="judge model name")
+    jc.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable of the judge key")
+    jc.add_argument(
+        "--corpus", nargs="*", default=[], help="labelled corpus files (default tests/data/*_corpus.yaml)"
+    )
+    jc.add_argument("--concurrency", type=positive_int, default=8, help="requests at once")
+    jc.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    jc.set_defaults(func=cmd_judge_calibrate)
+
     st = sub.add_parser("stats", help="the benchmark table and handoff statistics of the tasks")
+    st.add_argument("--json", action="store_true", help="print the figures as one JSON document")
     st.set_defaults(func=cmd_stats)
 
     ed = sub.add_parser("edge", help="EDGE: execution-grounded tool graph and trajectory synthesis")

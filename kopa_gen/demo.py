@@ -84,23 +84,30 @@ async def run_demo(project: Project) -> int:
 
 POLICIES = {
     "oracle": "replays the gold chain, pages to the end",
+    "shortcut": "asks the API to sort or filter where the gold reads every page",
     "no-lookup": "skips the code lookup, sends the documented example code",
     "first-page": "never pages",
-    "list-all": "answers every candidate it saw",
+    "first-row": "takes the first candidate wherever the chain picks one",
+    "last-row": "takes the last candidate wherever the chain picks one",
+    "pool-guess": "the gold calls, then one answer-pool candidate at random",
+    "list-all": "submits every candidate it saw",
+    "all-candidates": "submits every candidate of every step",
     "dump": "pastes its last tool results",
     "do-nothing": "answers at once",
 }
 
 
 async def benchmark(project: Project) -> None:
-    """The benchmark with the reference policies (not models): the oracle must score 1.0; the baselines show
-    the failure modes the tasks are built to catch, and the adversarial ones (list-all, dump) that the grader
-    does not let through. One line per policy: pass@1 per domain, mean ACTION."""
+    """The benchmark with the reference policies (not models), in submit mode: the oracle must score 1.0; the
+    baselines show the failure modes the tasks are built to catch, and the adversarial ones what the grader lets
+    through (a sound benchmark: 0); the last line is pool-guess's exact expectation. One line per policy: pass@1
+    per domain, mean ACTION."""
     import tempfile
     from pathlib import Path
 
+    from kopa_gen.evaluate.guess import by_domain, guesses, summary_line
     from kopa_gen.evaluate.report import results
-    from kopa_gen.evaluate.runner import EvalConfig, run_eval
+    from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_eval
     from kopa_gen.evaluate.stats import summarize
 
     if not project.tasks:
@@ -117,3 +124,11 @@ async def benchmark(project: Project) -> None:
             rows = {row.domain: row for row in summarize(results(records), k=1)}
             cells = " | ".join(f"{rows[d].pass_at_1:.2f}" for d in domains)
             print(f"| {name} | {cells} | {rows['all'].pass_at_1:.2f} | {rows['all'].action:.2f} | {what} |")
+        chosen = [(t, load_fixture(project, t)) for _, t in project.tasks]
+        found = guesses(chosen, "submit")
+        expected = by_domain(found, 1)
+        cells = " | ".join(f"{expected[d][0]:.2f}" for d in domains)
+        print(
+            f"| pool-guess, exact | {cells} | {expected['all'][0]:.2f} | - | what guessing is expected to earn |"
+        )
+    print(summary_line(found, 4))

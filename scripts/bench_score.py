@@ -1,13 +1,14 @@
 """The benchmark's validity figures and the grader's speed, as the closing notes report them:
 
-table      pass@1 of every reference policy on every task (oracle, no-lookup, first-page, list-all, dump,
-           do-nothing), and for each task first-page solves, how many pages its gold reads
-corpus     the hand-written RESPONSE corpus (tests/data/response_corpus.yaml) by class: cases, and how many the
-           grader decides as the corpus says
-speed      RESPONSE verdicts per second over the corpus; whole-episode scores (RESPONSE, ENVIRONMENT, ACTION)
-           per second over the oracle's episodes
+table      pass@1 and pass@4 of every reference and adversarial policy (4 rollouts), in both answer modes, with
+           pool-guess's exact expectation; ACTION (the paper's formula and the gated one) per policy
+action     ACTION per task for oracle, shortcut and list-all (paper / gated)
+corpus     the labelled corpora (tests/data/*_corpus.yaml) by class and mode: how many the grader decides as
+           labelled
+speed      RESPONSE verdicts per second, submit mode (typed submissions) and text mode (the corpora's replies);
+           whole-episode scores (RESPONSE, ENVIRONMENT, ACTION) per second over the oracle's episodes
 
-  KOPA_GEN_CACHE=... python scripts/bench_score.py [--reps 20]
+  KOPA_GEN_CACHE=... python scripts/bench_score.py [--reps 20] [--rollouts 4]
 """
 
 from __future__ import annotations
@@ -16,87 +17,131 @@ import argparse
 import asyncio
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from kopa_gen.evaluate.answers import answer_adapter
+from kopa_gen.evaluate.corpus import grade, load, table
 from kopa_gen.evaluate.episode import score_episode
-from kopa_gen.evaluate.response import score_response
+from kopa_gen.evaluate.guess import expectation, guesses
+from kopa_gen.evaluate.report import results
+from kopa_gen.evaluate.response import score_submitted, score_text
 from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_eval
+from kopa_gen.evaluate.stats import summarize
+from kopa_gen.evaluate.submission import SubmitChannel
 from kopa_gen.project import load_project
 from kopa_gen.runtime.session import CallRecord
+from kopa_gen.spec.task import ANSWER_MODES
 
 ROOT = Path(__file__).resolve().parent.parent
-POLICIES = ("oracle", "no-lookup", "first-page", "list-all", "dump", "do-nothing")
+POLICIES = (
+    "oracle", "shortcut", "no-lookup", "first-page", "first-row", "last-row", "pool-guess", "list-all",
+    "all-candidates", "dump", "do-nothing",
+)  # fmt: skip
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--rollouts", type=int, default=4)
     args = ap.parse_args()
     project = load_project(ROOT)
     tasks = [t for _, t in project.tasks]
+    fixtures = {t.id: load_fixture(project, t) for t in tasks}
 
-    runs: dict[str, dict[str, dict[str, Any]]] = {}
+    runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name in POLICIES:
-            config = EvalConfig(policy=name, out=Path(tmp) / name, rollouts=1)
-            runs[name] = {r["task"]: r for r in asyncio.run(run_eval(project, config))}
-    print("| task | " + " | ".join(POLICIES) + " |")
-    print("|---|" + "---|" * len(POLICIES))
-    for task in tasks:
-        print(f"| {task.id} | " + " | ".join(str(int(runs[p][task.id]["reward"])) for p in POLICIES) + " |")
-    totals = " | ".join(f"{sum(r['reward'] for r in runs[p].values()) / len(tasks):.2f}" for p in POLICIES)
-    print(f"| pass@1 | {totals} |")
-    print("\nfirst-page passes, with the pages each gold list reads (all one page):")
-    for task in tasks:
-        if runs["first-page"][task.id]["reward"]:
-            fixture = load_fixture(project, task)
-            lists = [
-                f"{u['tool']} {u['total_count']} rows"
-                for step in fixture["steps"]
-                for u in step
-                if u.get("total_count") is not None
-            ]
-            print(f"  {task.id}: {', '.join(lists)}")
+        for mode in ANSWER_MODES:
+            for name in POLICIES:
+                config = EvalConfig(
+                    policy=name, out=Path(tmp) / f"{mode}-{name}", rollouts=args.rollouts, answer_mode=mode
+                )
+                runs[mode, name] = asyncio.run(run_eval(project, config))
+    k = args.rollouts
+    print(
+        f"| policy | submit pass@1 | submit pass@{k} | text pass@1 | text pass@{k} | ACTION | ACTION gated |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for name in POLICIES:
+        cells = []
+        for mode in ANSWER_MODES:
+            row = summarize(results(runs[mode, name]), k=k)[-1]
+            cells += [f"{row.pass_at_1:.4f}", f"{row.pass_at_k:.4f}"]
+        episodes = runs["submit", name]
+        gated = sum(r["action"]["action_gated"] for r in episodes) / len(episodes)
+        action = sum(r["action"]["action"] for r in episodes) / len(episodes)
+        print(f"| {name} | {' | '.join(cells)} | {action:.3f} | {gated:.3f} |")
+    chosen = [(t, fixtures[t.id]) for t in tasks]
+    cells = []
+    for mode in ANSWER_MODES:
+        one, at_k = expectation(guesses(chosen, mode), k)
+        cells += [f"{one:.4f}", f"{at_k:.4f}"]
+    print(f"| pool-guess, exact expectation | {' | '.join(cells)} | | |")
+    scored = [(t, f) for t, f in chosen if t.answer is not None and "RESPONSE" in t.reward]
+    one, at_k = expectation(guesses(scored, "submit"), k)
+    print(f"(over the {len(scored)} tasks RESPONSE decides: pass@1 {one:.4f}, pass@{k} {at_k:.4f})")
 
-    corpus = yaml.safe_load((ROOT / "tests" / "data" / "response_corpus.yaml").read_text(encoding="utf-8"))
-    cases = [(c, answer_adapter.validate_python(c["answer"])) for c in corpus]
-    agree: Counter[str] = Counter()
-    size: Counter[str] = Counter()
-    for case, answer in cases:
-        verdict = score_response(case["message"], answer, 2026, case.get("distractors") or [])
-        size[case["class"]] += 1
-        agree[case["class"]] += verdict.passed == (case["expect"] == "pass")
-    print("\n| corpus class | cases | must pass | must fail | decided as written |")
-    print("|---|---|---|---|---|")
-    for name in sorted(size):
-        passes = sum(1 for c, _ in cases if c["class"] == name and c["expect"] == "pass")
-        print(f"| {name} | {size[name]} | {passes} | {size[name] - passes} | {agree[name]}/{size[name]} |")
-    print(f"| all | {len(cases)} | | | {sum(agree.values())}/{len(cases)} |")
+    print("\n| task | oracle | shortcut | list-all |  (ACTION paper / gated, submit mode, first rollout)")
+    print("|---|---|---|---|")
+    first = {
+        name: {r["task"]: r for r in runs["submit", name] if r["rollout"] == 0}
+        for name in ("oracle", "shortcut", "list-all")
+    }
+    for task in tasks:
+        cells = [
+            f"{first[n][task.id]['action']['action']:.3f} / {first[n][task.id]['action']['action_gated']:.3f}"
+            for n in first
+        ]
+        print(f"| {task.id} | {' | '.join(cells)} |")
 
+    pairs = {t.id: (t, fixtures[t.id]) for t in tasks}
+    graded = []
+    for path in sorted((ROOT / "tests" / "data").glob("*_corpus.yaml")):
+        if path.name == "response_corpus.yaml":
+            continue
+        cases = load(path)
+        mine = [grade(c, *pairs[c.task]) for c in cases]
+        graded += mine
+        print(f"\n{path.name}: {sum(g.agrees for g in mine)}/{len(mine)} decided as labelled")
+    print()
+    print(table(graded))
+
+    submissions = [
+        (t, SubmitChannel(t.answer).read(SubmitChannel(t.answer).arguments_for(v)), f["answer_pool"])
+        for t, f in chosen
+        if t.answer is not None
+        for v in (f.get("answer_pool") or [])[:20]
+    ]
     start = time.perf_counter()
     for _ in range(args.reps):
-        for case, answer in cases:
-            score_response(case["message"], answer, 2026, case.get("distractors") or [])
+        for task, stated, pool in submissions:
+            assert task.answer is not None
+            score_submitted(task.answer, [stated], pool)
     elapsed = time.perf_counter() - start
-    n = args.reps * len(cases)
-    print(
-        f"\nRESPONSE: {n} verdicts in {elapsed:.2f}s = {n / elapsed:.0f}/s ({elapsed / n * 1e6:.0f} us each)"
-    )
+    n = args.reps * len(submissions)
+    print(f"\nRESPONSE, submit mode: {n} verdicts in {elapsed:.2f}s = {n / elapsed:.0f}/s")
+    replies = [g.case for g in graded if g.case.mode == "text"]
+    start = time.perf_counter()
+    for _ in range(args.reps):
+        for case in replies:
+            task, fixture = pairs[case.task]
+            assert task.answer is not None
+            score_text(case.reply or "", task.answer, 2026, fixture["answer_pool"], task.query)
+    elapsed = time.perf_counter() - start
+    n = args.reps * len(replies)
+    print(f"RESPONSE, text mode: {n} verdicts in {elapsed:.2f}s = {n / elapsed:.0f}/s")
 
-    episodes = list(runs["oracle"].values())
-    by_id = {t.id: t for t in tasks}
-    fixtures = {t.id: load_fixture(project, t) for t in tasks}
+    episodes = runs["submit", "oracle"]
     start = time.perf_counter()
     for _ in range(args.reps):
         for r in episodes:
             calls = [CallRecord(**c) for c in r["calls"]]
             score_episode(
-                by_id[r["task"]], fixtures[r["task"]], r["final_message"], r["state_hash"], calls, r["turns"]
+                pairs[r["task"]][0],
+                fixtures[r["task"]],
+                r["final_message"],
+                r["state_hash"],
+                calls,
+                r["turns"],
             )
     elapsed = time.perf_counter() - start
     n = args.reps * len(episodes)

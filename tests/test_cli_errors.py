@@ -16,6 +16,7 @@ from urllib.parse import quote
 import pytest
 
 from kopa_gen.evaluate.runner import load_fixture
+from kopa_gen.policies.base import registered
 from kopa_gen.project import Project
 from kopa_gen.sandbox.config import sandbox_key
 from kopa_gen.spec.platform import Platform
@@ -88,9 +89,9 @@ def one_line(result: subprocess.CompletedProcess[str]) -> str:
         ),
         (
             ["eval", "--policy", "nope"],
-            "kopa-gen eval: error: argument --policy: invalid choice: 'nope' (choose from 'closed-book', "
-            "'do-nothing', 'dump', 'first-page', 'list-all', 'no-lookup', 'openai', 'oracle') "
-            "(see kopa-gen eval --help)",
+            "kopa-gen eval: error: argument --policy: invalid choice: 'nope' (choose from "
+            + ", ".join(repr(name) for name in registered())
+            + ") (see kopa-gen eval --help)",
         ),
         (
             ["serve", "region", "--transport", "tcp"],
@@ -177,7 +178,7 @@ def test_help_shows_defaults_and_choices() -> None:
     assert "--rollouts ROLLOUTS episodes per task and seed (default: 4)" in text
     assert "--concurrency CONCURRENCY episodes run at once (per worker process) (default: 4)" in text
     assert "--workers WORKERS worker processes on this machine running the episodes (default: 1)" in text
-    assert "{closed-book,do-nothing,dump,first-page,list-all,no-lookup,openai,oracle}" in text
+    assert "{" + ",".join(registered()) + "}" in text
     serve = " ".join(kopa("serve", "--help").stdout.split())
     assert "--transport {stdio,http} MCP transport (default: stdio)" in serve
     # an option without a default does not say "(default: None)"

@@ -76,7 +76,7 @@ def play(project: Project, name: str) -> tuple[str, int]:
 def test_a_sound_task_builds_and_the_oracle_answers_it(tmp_path: Path) -> None:
     project, found = compiled(tmp_path, BASE)
     assert found == []
-    assert play(project, "oracle") == ("정답: 1500", 1)
+    assert play(project, "oracle") == ("최종 답: 1500", 1)
 
 
 def test_pages_all_reads_to_the_end_and_first_page_does_not(tmp_path: Path) -> None:
@@ -93,9 +93,9 @@ def test_pages_all_reads_to_the_end_and_first_page_does_not(tmp_path: Path) -> N
     fixture = json.loads((tmp_path / "generated/fixtures/finance/fin-001.json").read_text("utf-8"))
     units = [u for step in fixture["steps"] for u in step]
     assert [(u["key"], u["paging"]["rows"]) for u in units] == [("fruit@1", [0, 2]), ("fruit@2", [2, 3])]
-    assert play(project, "oracle") == ("정답: 2500", 2)
+    assert play(project, "oracle") == ("최종 답: 2500", 2)
     # the first page holds 사과 1200 and 배 2500: first-page happens to be right, with one call
-    assert play(project, "first-page") == ("정답: 2500", 1)
+    assert play(project, "first-page") == ("최종 답: 2500", 1)
     cheapest = {
         **task,
         "query": "과일 가운데 가장 싼 과일의 이름은?",
@@ -128,7 +128,7 @@ def test_fan_out_over_every_matching_row(tmp_path: Path) -> None:
     }
     project, found = compiled(tmp_path, task)
     assert found == []  # 사과 finds 사과 and 청사과 (2), 청사과 finds itself (1)
-    assert play(project, "oracle") == ("정답: 3", 3)
+    assert play(project, "oracle") == ("최종 답: 3", 3)
 
 
 def test_every_lint_problem_is_listed_with_its_line_and_the_fix(tmp_path: Path) -> None:

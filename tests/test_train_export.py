@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from kopa_gen.evaluate.runner import load_fixture
+from kopa_gen.evaluate.submission import SubmitChannel
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
 from kopa_gen.spec.task import Task
@@ -68,7 +69,14 @@ def task_of(project: Project, task_id: str) -> Task:
 
 
 async def session_tool_names(project: Project, task: Task, fixture: dict[str, Any]) -> list[str]:
-    async with Session.open(project, fixture["platforms"], max_calls=task.max_calls, tools=task.tools) as s:
+    """The tools `kopa-gen eval` shows an episode of the task in submit mode (the export's mode)."""
+    async with Session.open(
+        project,
+        fixture["platforms"],
+        max_calls=task.max_calls,
+        tools=task.tools,
+        channel=SubmitChannel(task.answer),
+    ) as s:
         return [t["name"] for t in s.tools()]
 
 
@@ -219,12 +227,15 @@ def test_sft_rows_load_with_oracle_arguments(
             messages = ds._build_messages(ds.dataframe.iloc[i].to_dict())
             assert messages == json.loads(row["messages"])
             assert [m["role"] for m in messages[:2]] == ["system", "user"]
-            final = messages[-1]
-            assert final["role"] == "assistant" and final["content"] and "tool_calls" not in final
-            assert task.answer is None or final["content"].startswith("정답")
+            final = messages[-1]  # the turn that submits the answer, with the reply's text beside it
+            assert final["role"] == "assistant" and final["content"]
+            assert [c["function"]["name"] for c in final["tool_calls"]] == ["submit_answer"]
+            assert task.answer is None or final["content"].startswith("최종 답:")
             sent = [c["function"] for m in messages for c in m.get("tool_calls", [])]
             gold = [(c["tool"], c["args"]) for step in fixture["steps"] for c in step]
-            assert [(f["name"], f["arguments"]) for f in sent] == gold  # the oracle's calls, no null keys
+            calls = [(f["name"], f["arguments"]) for f in sent]
+            assert calls[:-1] == gold  # the oracle's calls, no null keys
+            assert calls[-1][0] == "submit_answer"  # then its answer, submitted
             assert nones(messages) == []
             assert ds.tools is not None
             tools = ds.tools[i]

@@ -184,18 +184,33 @@ def test_budget_ends_the_trajectory_and_errors_still_close_the_session(
     script = [hermes_tool_calls([(real, {})] * n) + "<|im_end|>" for n in sizes[:-1]]
     script += [
         "생각 중" + hermes_tool_calls([(real, {})] * sizes[-1]) + "<|im_end|>",
+        # the turn after the budget is used up: for submitting; another call ends the trajectory
+        hermes_tool_calls([(real, {})]) + "<|im_end|>",
         "never reached<|im_end|>",
     ]
     kwargs = row_kwargs(task, fixture, [t.name for t in rig.tools])
     _, out = rig.play(ScriptedGenerator(rig.tok, script), kwargs)
     assert out.extra_fields[contract.STOP_REASON] == "budget"
     assert out.extra_fields[contract.FINAL_MESSAGE] == "생각 중"  # the last assistant text, as eval keeps it
-    assert len(json.loads(out.extra_fields[contract.CALLS])) == task.max_calls
+    calls = json.loads(out.extra_fields[contract.CALLS])
+    assert len(calls) == task.max_calls + 1 and calls[-1]["error_code"] == "budget"
+
+    # the same, but the turn after the budget submits: the trajectory ends there, answered
+    answer = (
+        {"answer": "x"}
+        if task.answer is None or task.answer.kind != "number"
+        else {"answer": 1, "unit": "개"}
+    )
+    script[-2] = "제출합니다" + hermes_tool_calls([("submit_answer", answer)]) + "<|im_end|>"
+    _, out = rig.play(ScriptedGenerator(rig.tok, script), kwargs)
+    assert out.extra_fields[contract.STOP_REASON] == "answered"
+    assert out.extra_fields[contract.FINAL_MESSAGE] == "제출합니다"
+    assert json.loads(out.extra_fields[contract.CALLS])[-1]["tool"] == "submit_answer"
 
     # the generator fails mid-trajectory: the error propagates, the session is closed and unregistered
     with pytest.raises(RuntimeError, match="script is over"):
         rig.play(ScriptedGenerator(rig.tok, [hermes_tool_calls([(real, {})]) + "<|im_end|>"]), kwargs)
-    assert kopa_tools.SESSIONS == {} and rig.last.session is None and len(closes) == 2
+    assert kopa_tools.SESSIONS == {} and rig.last.session is None and len(closes) == 3
 
 
 def test_tool_without_a_session_answers_with_an_error(project: Project, tmp_path: Path) -> None:
@@ -210,9 +225,10 @@ def test_tool_without_a_session_answers_with_an_error(project: Project, tmp_path
     assert "no session" in (response.text or "") and reward == 0.0 and metrics == {"kopa_error": "no_session"}
     # the schema verl shows the model is the one `kopa-gen eval` shows (openai_tools over tools.json)
     session = Session.open(project, ["workspace"])
-    assert [t.tool_schema.model_dump(exclude_unset=True, exclude_none=True) for t in tools] == openai_tools(
-        session.tools()
-    )
+    assert tools[0].name == "submit_answer"  # the generic entry; each trajectory sees its task's schema
+    assert [
+        t.tool_schema.model_dump(exclude_unset=True, exclude_none=True) for t in tools[1:]
+    ] == openai_tools(session.tools())
     asyncio.run(session.close())
 
 

@@ -104,7 +104,18 @@ def test_missing_or_broken_fields_score_zero_with_a_reason(
 ) -> None:
     task, fixture, record = episodes["oracle"][0]
     gt = contract.ground_truth(task, fixture)
-    keys = {"score", "response", "environment", "action", "corr", "cr", "mpc", "eff", "reason"}
+    keys = {
+        "score",
+        "response",
+        "environment",
+        "action",
+        "action_gated",
+        "corr",
+        "cr",
+        "mpc",
+        "eff",
+        "reason",
+    }
     for info in (None, {}, {"index": 3}):
         got = compute_score("kopa/bench", "정답: 1", gt, info)
         assert got["score"] == 0.0 and "kopa_final_message" in got["reason"] and set(got) == keys

@@ -4,7 +4,9 @@ generated/fixtures/<domain>/<id>.json, so that a data change that moves a gold a
 A fixture holds, per executed gold call (a fan-out item and a page each count as one): the resolved arguments,
 the compared arguments, the rows it covers when it pages, the resolved alternatives and a digest of its result;
 then the gold answer, its value and the pool of candidates it was chosen from (what a grader weighs a reply
-against), the ENVIRONMENT scope and its hash, and the task's statistics (steps, calls, hand-offs).
+against), the ENVIRONMENT scope and its hash, what each call's references read (`calls`, for ACTION), and the
+task's statistics (logical steps, turns, calls with pages, hand-offs with the distinct values handed on and the
+rows behind them; docs/evaluation.md defines each).
 
 A task whose chain does not execute, resolve or pass the lint (kopa_gen/compile/lint.py) gets no fixture; every
 problem is a build error at its line in the task file."""
@@ -21,6 +23,7 @@ from kopa_gen.compile import lint
 from kopa_gen.envelopes import family
 from kopa_gen.envelopes.base import positional
 from kopa_gen.evaluate.action import covered_rows, row_key
+from kopa_gen.evaluate.guess import guess_task
 from kopa_gen.project import Project
 from kopa_gen.runtime.answer import answer_pool, arg_value, derive_answer, source_value
 from kopa_gen.runtime.chain import Problem, Unit, Walk, Walker, coerce, walk_chain
@@ -162,21 +165,31 @@ async def run_gold(
             base = walk.results.get(source.call)
             count = base.get("total_count") if isinstance(base, dict) else len(base or [])
             handoffs.append(
-                {"from": source.call, "to": "answer", "arg": "answer", "cardinality": count or len(pool)}
+                {
+                    "from": source.call,
+                    "to": "answer",
+                    "arg": "answer",
+                    "distinct": len(pool),
+                    "rows": count or len(pool),
+                }
             )
     problems += lint.walk_problems(project, task, walk, answer_value) if not problems else []
     if problems:
         report(diags, project, file, problems)
         return None
+    pool_warning(diags, project, file, task, pool)
     calls = sum(len(s) for s in steps)
+    pages = sum(1 for s in steps for u in s if "@" in u["key"] and not u["key"].endswith("@1"))
     stats = {
-        "steps": len(steps),
+        "steps": sum(1 for step in task.gold if step.calls),
+        "turns": len(steps),
         "calls": calls,
+        "pages": pages,
         "parallel_calls": sum(len(s) for s in steps if len(s) > 1),
         "max_calls": task.max_calls,
         "headroom": round(task.max_calls / calls, 3),
         "handoffs": handoffs,
-        "one_to_many": sum(1 for h in handoffs if (h["cardinality"] or 0) > 1),
+        "one_to_many": sum(1 for h in handoffs if h["to"] != "answer" and h["distinct"] > 1),
     }
     return {
         "id": task.id,
@@ -196,9 +209,27 @@ async def run_gold(
     }
 
 
+SMALL_POOL = 5
+"""An answer chosen among this many candidates or fewer is a build warning: guessing passes too often."""
+
 EVIDENCE_ROWS = 256
 """A gold call whose references read more rows than this is matched page by page (`rows: "all"`) instead of by
 row keys, so that a fixture stays small."""
+
+
+def pool_warning(diags: Diagnostics, project: Project, file: str, task: Task, pool: list[Any]) -> None:
+    """A warning at the task's `answer_from` when its answer is chosen among few candidates."""
+    if task.answer is None or "RESPONSE" not in task.reward or len(pool) > SMALL_POOL:
+        return
+    src = _source(project, file)
+    guessed = guess_task(task, {"answer_pool": pool}, "submit")
+    diags.warning(
+        file,
+        "answer_from",
+        f"the answer is chosen among {len(pool)} candidate(s): after the gold calls, one guessed at random "
+        f"passes {float(guessed.p):.0%} of the time (pool-guess); choose among more values",
+        src.line(("answer_from",)) if src is not None else None,
+    )
 
 
 def call_infos(project: Project, walk: Walk, task: Task) -> dict[str, Any]:
@@ -268,6 +299,9 @@ def compile_fixtures(
         on_disk = target.exists() and old is not None and digest_file(target) == old.get("sha256")
         if old and old.get("input") == wanted and on_disk:
             entries[task.id] = old
+            pool_warning(
+                diags, project, file, task, json.loads(target.read_text("utf-8")).get("answer_pool") or []
+            )
             continue
         changed.append(task.id)
         if check_only:

@@ -44,7 +44,7 @@ _SENTENCE_END = re.compile(r"(?<!\d)[.!?。](?=\s|$)|\n|;")
 # a clause ends after a contrastive or conditional connective (kept with the clause it ends)
 _SPLIT = re.compile(
     r"(?:(?<!까)지만|는데|은데|인데|으나|(?<=[가-힣])나,|아니라|아니고|대신|반면|(?<=[가-힣])(?:으면|면|라면)(?=[\s,])"
-    r"|(?=(?:그\s?중|이\s?중|그\s가운데)(?:에서|에)?\s)|(?<=\S)\s(?:중|가운데)(?:에서|에)?(?=\s)"
+    r"|(?=(?:그\s?중|이\s?중|그\s가운데)(?:에서|에)?\s)|(?<=\S)\s+(?:중|가운데)(?:에서|에)?(?=\s)"
     r"|(?<=[가-힣])(?:이고|이며|고|며),"
     r"|경우(?:에는|엔|에)?(?=[\s,])|(?:^|(?<=\s))(?:but|however|although|though|if)(?=\s))",
     re.IGNORECASE,
@@ -57,13 +57,14 @@ _NEGATION = re.compile(
     re.IGNORECASE,
 )
 _EXAMPLE = re.compile(
-    r"예를\s*들(?:어|면)|예시|예컨대|처럼|같은\s*형식|형식으로|형태로\s*답|e\.g\.|for example|such as",
+    r"예를\s*들(?:어|면)|예시|예컨대|처럼|같은\s*형식|형식으로|형식은|형식:|양식|형태로\s*답|e\.g\.|for example|such as",
     re.IGNORECASE,
 )
 # withholding outright (a later clause or sentence saying so withdraws an answer given before it)
 _WITHHOLD = re.compile(
     r"보류|드릴\s*수\s*(?:가\s*)?없|답(?:변)?(?:을|하기)?\s*(?:할|드릴)?\s*수\s*없|단정(?:할|하기)\s*(?:수\s*)?(?:없|어렵)"
-    r"|특정하지\s*못|특정할\s*수\s*없|확정할\s*수\s*없|확정하기\s*어렵|알\s*수\s*없|모르겠"
+    r"|특정하지\s*못|특정할\s*수\s*없|확정할\s*수\s*없|확정하기\s*어렵|알\s*수\s*없|모르겠|철회"
+    r"|결론을\s*(?:낼|내릴)\s*수\s*없|(?:드리기|답하기|답변하기|말씀드리기)\s*어렵"
     r"|cannot (?:answer|determine)|unable to (?:answer|determine)",
     re.IGNORECASE,
 )
@@ -302,3 +303,13 @@ def _ident(candidate: object) -> object:
     if isinstance(candidate, tuple) and len(candidate) == 3:
         return ("name", candidate[2])
     return ("other", repr(candidate))
+
+
+def withholds(text: str) -> bool:
+    """Whether a clause withholds or takes back an answer ('답변을 보류합니다', '위 답은 철회합니다')."""
+    return _WITHHOLD.search(text) is not None
+
+
+def role_of(text: str) -> Role:
+    """The role a piece of text would have as a clause."""
+    return _role(text)

@@ -48,9 +48,11 @@ def score_episode(
     turns: Sequence[Sequence[int]],
     judged: bool | None = None,
     mode: AnswerMode = "submit",
+    judge: str | None = None,
 ) -> EpisodeScore:
     """`state_hash` is the session's hash over the fixture's `state_scope`; `judged` is an LLM judge's verdict,
-    used in text mode only where the rules could not read the response (never against a rule's fail). In submit
+    used in text mode only where the rules could not read the response (never against a rule's fail), and
+    `judge` names it (rubric version and model) in the verdict. In submit
     mode the episode finished when it submitted; in text mode when it ended with a final message."""
     submitted = submissions(task, calls)
     response = None
@@ -66,6 +68,7 @@ def score_episode(
                         "passed": judged,
                         "reason": f"{response.reason}; LLM judge said {'YES' if judged else 'NO'}",
                         "decided_by": "judge",
+                        "judge": judge,
                     }
                 )
     environment = state_hash == fixture["state_hash"] if "ENVIRONMENT" in task.reward else None

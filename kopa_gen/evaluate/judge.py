@@ -1,20 +1,40 @@
-"""The optional LLM-as-judge fallback for RESPONSE: when the rules find no match, a model behind an
-OpenAI-compatible endpoint is asked whether the response states the gold answer. Off unless configured
-(`kopa-gen eval --judge-base-url URL --judge-model M`); its verdicts are recorded as such in the episode."""
+"""The optional LLM-as-judge fallback for RESPONSE in text mode: when the sentence rules cannot read a reply
+(no `최종 답:` line and no candidate they can read), a model behind an OpenAI-compatible endpoint decides, with a
+versioned rubric (kopa_gen/evaluate/prompts/judge.md; its version is logged with every verdict). Off unless
+configured (`kopa-gen eval --answer-mode text --judge-base-url URL --judge-model M`). `kopa-gen judge calibrate`
+runs it over the labelled corpora and prints its agreement by class (`calibrate`)."""
 
 from __future__ import annotations
+
+import asyncio
+import functools
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
 
 import httpx
 
 from kopa_gen.evaluate.answers import Answer
+from kopa_gen.evaluate.corpus import Case
 from kopa_gen.policies.openai import EndpointDown, EndpointError, bearer, parse_turn, post_chat
+from kopa_gen.spec.task import Task
 
-PROMPT = (
-    "You grade answers to questions about Korean public data. Gold answer (JSON): {gold}\n"
-    "Question: {query}\nResponse: {message}\n"
-    "Does the response state the gold answer (same value; units, formatting and wording may differ)? "
-    "Reply with exactly YES or NO."
-)
+
+@dataclass(frozen=True)
+class Rubric:
+    version: str
+    template: str
+
+
+@functools.cache
+def rubric() -> Rubric:
+    """The judge's rubric: `rubric: <version>` on the first line, the prompt after the `---` line."""
+    text = resources.files("kopa_gen.evaluate").joinpath("prompts/judge.md").read_text(encoding="utf-8")
+    head, _, template = text.partition("\n---\n")
+    return Rubric(head.removeprefix("rubric:").strip(), template.strip())
+
 
 VERIFY_PROMPT = (
     "You check answers to questions about Korean public data against the API results they came from.\n"
@@ -41,11 +61,16 @@ class OpenAIJudge:
         self.retries = retries
         self.backoff_s = backoff_s
 
+    @property
+    def signature(self) -> str:
+        """What a verdict records: the rubric version and the judge model."""
+        return f"{rubric().version} ({self.model})"
+
     async def judge(self, query: str, gold: Answer, message: str) -> bool | None:
-        """Does `message` state the gold answer? True/False from the model's YES/NO; None (abstain) on any other
-        reply. Raises `EndpointDown` when the judge cannot be reached after its retries: the episode cannot be
-        graded, and grading it by the rules alone would count the judge's outage as the model's failure."""
-        prompt = PROMPT.format(gold=gold.model_dump_json(), query=query, message=message)
+        """Does `message` commit to the gold answer? True/False from the model's YES/NO; None (abstain) on any
+        other reply. Raises `EndpointDown` when the judge cannot be reached after its retries: the episode cannot
+        be graded, and grading it by the rules alone would count the judge's outage as the model's failure."""
+        prompt = rubric().template.format(gold=gold.model_dump_json(), query=query, message=message)
         return await self._ask(prompt, down_raises=True)
 
     async def verify(self, query: str, evidence: str, candidate: Answer) -> bool | None:
@@ -84,3 +109,57 @@ class OpenAIJudge:
         if word.startswith("NO"):
             return False
         return None
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The judge's verdicts on labelled replies: per case (class, label, verdict)."""
+
+    rubric: str
+    rows: list[tuple[str, bool, bool | None]]
+
+    def table(self) -> str:
+        total: Counter[str] = Counter()
+        agree: Counter[str] = Counter()
+        abstain: Counter[str] = Counter()
+        for cls, label, said in self.rows:
+            total[cls] += 1
+            agree[cls] += said == label
+            abstain[cls] += said is None
+        lines = [f"judge rubric {self.rubric}", "| class | cases | agree | abstained |", "|---|---|---|---|"]
+        for cls in sorted(total):
+            lines.append(f"| {cls} | {total[cls]} | {agree[cls]} | {abstain[cls]} |")
+        n, a = sum(total.values()), sum(agree.values())
+        false_pass = sum(1 for _, label, said in self.rows if said is True and not label)
+        false_fail = sum(1 for _, label, said in self.rows if said is False and label)
+        lines.append(
+            f"| **all** | {n} | {a} ({a / n:.1%}) | {sum(abstain.values())} |"
+            if n
+            else "| **all** | 0 | - | - |"
+        )
+        lines.append(f"false passes {false_pass}, false fails {false_fail}")
+        return "\n".join(lines)
+
+
+async def calibrate(
+    judge: OpenAIJudge,
+    cases: Sequence[Case],
+    tasks: Mapping[str, tuple[Task, Mapping[str, Any]]],
+    concurrency: int = 8,
+) -> Calibration:
+    """Ask `judge` about every text-mode case (the replies it would judge in an eval) and compare with the
+    labels."""
+    gate = asyncio.Semaphore(max(1, concurrency))
+    text = [c for c in cases if c.mode == "text" and c.reply is not None]
+
+    async def one(case: Case) -> tuple[str, bool, bool | None]:
+        task, _ = tasks[case.task]
+        assert task.answer is not None
+        async with gate:
+            said = await judge.judge(task.query, task.answer, case.reply or "")
+        return case.cls, case.expect, said
+
+    return Calibration(rubric().version, list(await asyncio.gather(*(one(c) for c in text))))
+
+
+__all__ = ["Calibration", "OpenAIJudge", "Rubric", "calibrate", "rubric"]

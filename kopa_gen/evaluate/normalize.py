@@ -458,6 +458,7 @@ def parse_number(text: str) -> NumberMatch | None:
 _DATE = re.compile(
     r"(?P<k>(?<!\d)(?P<ky>\d{4})\s*년\s*(?P<km>\d{1,2})\s*월\s*(?P<kd>\d{1,2})\s*일)"
     r"|(?P<p>(?<![\d.])(?P<py>\d{4})\.\s?(?P<pm>\d{1,2})\.\s?(?P<pd>\d{1,2})(?!\d)\.?)"
+    r"|(?P<a>[\'’](?P<ay>\d{2})\.\s?(?P<am>\d{1,2})\.\s?(?P<ad>\d{1,2})(?!\d)\.?)"  # '26.10.16: 2026
     r"|(?P<h>(?<![\d\-])(?P<hy>\d{4})-(?P<hm>\d{1,2})-(?P<hd>\d{1,2})(?!\d))"
     r"|(?P<s>(?<![\d/])(?P<sy>\d{4})/(?P<sm>\d{1,2})/(?P<sd>\d{1,2})(?!\d))"
     r"|(?P<c>(?<![\d,.])(?P<cy>[1-9]\d{3})(?P<cm>\d\d)(?P<cd>\d\d)(?!\d)(?![.,]\d))"
@@ -496,8 +497,9 @@ def _date_shapes(t: str, reference_year: int | None) -> list[tuple[int, int, dt.
         elif g["sl"] is not None:
             value = _make_date(reference_year, g["slm"], g["sld"])
         else:
-            form = next(k for k in "kphsc" if g[k] is not None)
-            value = _make_date(int(g[form + "y"]), g[form + "m"], g[form + "d"])
+            form = next(k for k in "kpahsc" if g[k] is not None)
+            year = int(g[form + "y"]) + (2000 if form == "a" else 0)
+            value = _make_date(year, g[form + "m"], g[form + "d"])
         shapes.append((m.start(), m.end(), value))
     return shapes
 

@@ -36,7 +36,8 @@ from typing import Any, Literal, Protocol, assert_never
 from pydantic import Field
 
 from kopa_gen.evaluate.answers import Answer, CodeAnswer, DateAnswer, ListAnswer, NumberAnswer, TextAnswer
-from kopa_gen.evaluate.clauses import Reading, evidence_free, read, sentence_texts
+from kopa_gen.evaluate.clauses import Reading, evidence_free, read, sentence_texts, withholds
+from kopa_gen.evaluate.clauses import role_of as clause_role
 from kopa_gen.evaluate.clauses import sentences as clause_sentences
 from kopa_gen.evaluate.finalline import Unread, read_final
 from kopa_gen.evaluate.normalize import (
@@ -110,6 +111,9 @@ class ResponseVerdict(StrictModel):
         default=True,
         description="False when the span holds no candidate of the answer's kind: only then may a judge decide.",
     )
+    judge: str | None = Field(
+        default=None, description="When the LLM judge decided: its rubric version and model, as logged."
+    )
     decided_by: Decider = Field(
         default="rules",
         description="What decided: the typed submission, the typed `최종 답:` line, the sentence rules (text "
@@ -136,14 +140,22 @@ def _unbold_edges(text: str) -> str:
     return text.strip()
 
 
+def _quoted_or_example(message: str, at: int) -> bool:
+    """A marker quoted as a format ('형식은 "최종 답: …"', "'정답: 하동군'처럼") marks no answer."""
+    if message[max(0, at - 2) : at].strip()[-1:] in ('"', "'", "“", "‘", "「", "`"):
+        return True
+    start = max(message.rfind(".", 0, at), message.rfind("\n", 0, at)) + 1
+    return clause_role(message[start:at]) == "example"
+
+
 def _after_marker(message: str) -> tuple[str, str] | None:
     """(rest of the marker's line, the paragraph after it) for the last marker, or None without one. An
     <answer>…</answer> element is a marker whose span is its content."""
     tagged = _ANSWER_TAG.findall(message)
     if tagged:
         return tagged[-1].strip(), ""
-    colon = list(_MARKER.finditer(message))
-    phrase = list(_PHRASE_MARKER.finditer(message))
+    colon = [m for m in _MARKER.finditer(message) if not _quoted_or_example(message, m.start())]
+    phrase = [m for m in _PHRASE_MARKER.finditer(message) if not _quoted_or_example(message, m.start())]
     last_colon = colon[-1] if colon else None
     last_phrase = phrase[-1] if phrase else None
     if last_colon is None and last_phrase is None:
@@ -279,10 +291,14 @@ _NAME_GOES_ON = re.compile(
 )
 
 
+# a name glued after Hangul is the end of a longer name ('환경부' in '기후에너지환경부')
+_NAME_CAME_ON = re.compile(r"[가-힣]$")
+
+
 def _mentions(text: str, needles: Sequence[str]) -> list[tuple[int, int, str]]:
     """(start, end, needle) of every mention in normalized `text`, spaces optional; a mention inside a longer
     mention of another needle is dropped ('과학' inside '지구과학'), and so is one that runs on into a longer word
-    ('현재디자인' in '현재디자인테크')."""
+    ('현재디자인' in '현재디자인테크', '환경부' in '기후에너지환경부')."""
     hay = normalize_text(text)
     letters = set(hay)
     found: list[tuple[int, int, str]] = []
@@ -293,7 +309,7 @@ def _mentions(text: str, needles: Sequence[str]) -> list[tuple[int, int, str]]:
         found += [
             (m.start(), m.end(), needle)
             for m in mention_pattern(key).finditer(hay)
-            if not _NAME_GOES_ON.match(hay, m.end())
+            if not _NAME_GOES_ON.match(hay, m.end()) and not _NAME_CAME_ON.search(hay, 0, m.start())
         ]
     return [
         f
@@ -548,7 +564,27 @@ def _score_text(span: AnswerSpan, gold: TextAnswer, pool: Sequence[Any]) -> Resp
     lines = [t for t in sentence_texts(body) if named(t)]
     if len(lines) >= 2 and all(_bare_name(t, named(t)) for t in lines):
         return _verdict(False, shown, "lists names line by line, not one", span)
+    said = _predicate(reading.clause)
+    tail = " ".join(without_asides(reading.clause).split()[-3:])
+    if said is not None and _same_kind(said, gold) and not _mentions(tail, gold.spellings()):
+        return _verdict(False, shown, f"its answer is {said!r}, not {gold.value!r}", span)
     return _verdict(True, shown, f"names {golds[0][2]!r} and no other candidate", span)
+
+
+_PREDICATE = re.compile(r"(\S+?)(?:입니다|이다|예요|이에요|이었습니다|였습니다|임)[\s.!。]*$")
+
+
+def _predicate(clause: str) -> str | None:
+    """The word a clause ends on before its copula ('…바뀌었으므로 기후에너지환경부입니다' -> '기후에너지환경부')."""
+    m = _PREDICATE.search(without_asides(clause).strip())
+    return normalize_text(m.group(1)) or None if m else None
+
+
+def _same_kind(word: str, gold: TextAnswer) -> bool:
+    """A word that names a thing of the gold's kind: it ends as the gold ends ('…부' for a ministry, '…군' for a
+    county), so a copula on it states another answer of the same kind."""
+    key, gold_key = _unspaced(word), _unspaced(gold.value)
+    return len(key) > 1 and bool(gold_key) and key[-1] == gold_key[-1] and not key.isdigit()
 
 
 def _bare_name(line: str, found: list[tuple[int, int, str]]) -> bool:
@@ -719,6 +755,8 @@ def _reopened(after: str, answer: Answer, year: int, pool: Sequence[Any]) -> str
     correcting = False
     for s in clause_sentences(after):
         for clause in s.clauses:
+            if clause.role == "refusal" and withholds(clause.text):
+                return "takes its final answer back after it"
             correcting = correcting or clause.role == "correction"
             if not _candidates(clause.text, answer, year, pool):
                 continue

@@ -174,7 +174,8 @@ def describe(manifest: dict[str, Any]) -> str:
     who = f"policy {manifest.get('policy')}"
     if options.get("model"):
         who += f" (model {options['model']} at {options.get('base_url')})"
-    return f"{who} on {where}"
+    mode = manifest.get("answer_mode")
+    return f"{who} on {where}" + (f", answering in {mode} mode" if mode else "")
 
 
 def merge(

@@ -123,6 +123,7 @@ async def run_episode(
         written, state = session.state(scope)
         calls = list(session.calls)
     judged = None
+    signature = None
     mode = config.answer_mode
     if config.judge and task.answer is not None and "RESPONSE" in task.reward and mode == "text":
         first = score_episode(task, fixture, episode.final_message, state, calls, episode.turns, mode=mode)
@@ -130,14 +131,16 @@ async def run_episode(
             from kopa_gen.evaluate.judge import OpenAIJudge
             from kopa_gen.policies.openai import EndpointDown
 
+            judge = OpenAIJudge(**config.judge)
+            signature = judge.signature
             try:
-                judged = await OpenAIJudge(**config.judge).judge(
-                    task.query, task.answer, episode.final_message
-                )
+                judged = await judge.judge(task.query, task.answer, episode.final_message)
             except EndpointDown as exc:  # ungraded, not failed: the run retries it on resume
                 episode.stop_reason = "infrastructure"
                 episode.error = f"the LLM judge could not grade the answer: {exc}"
-    score = score_episode(task, fixture, episode.final_message, state, calls, episode.turns, judged, mode)
+    score = score_episode(
+        task, fixture, episode.final_message, state, calls, episode.turns, judged, mode, signature
+    )
     return {
         "key": episode_key(task.id, seed, rollout),
         "task": task.id,
@@ -181,9 +184,12 @@ def manifest(project: Project, config: EvalConfig, tasks: dict[str, str]) -> dic
         options["base_url"] = public_url(options["base_url"])
     judge = None
     if config.judge:
+        from kopa_gen.evaluate.judge import rubric
+
         judge = {
             "base_url": public_url(str(config.judge.get("base_url"))),
             "model": config.judge.get("model"),
+            "rubric": rubric().version,
         }
     if project.fixtures is None:
         task_set = {"kind": "benchmark", "path": "specs/tasks"}

@@ -1,6 +1,17 @@
-"""`kopa-gen stats`: the benchmark table of the paper (per domain: tasks, mean steps, mean calls, headroom,
-available tools, parallel %) and the handoff statistics (share of one-to-many junctions, median / p90 / max
-handoff cardinality), computed from the gold fixtures."""
+"""`kopa-gen stats`: the benchmark table of the paper, per domain, with the paper's figures beside ours, and the
+hand-off statistics, computed from the gold fixtures (docs/evaluation.md defines every column).
+
+    steps       logical steps: the task's gold steps (a step is a set of calls that may run in parallel); the
+                pages of a paging call are not steps
+    calls       executed calls, pages and fan-out items included (`calls w/o pages` beside it)
+    headroom    the call budget over the calls
+    tools       tools exposed per task (the task's `tools`, else every tool of its platforms)
+    parallel    share of tasks with a step of two or more calls
+    one-to-many share of multi-step tasks (2+ logical steps) with at least one hand-off between calls (not to the
+                answer) that chose among more than one distinct value; beside it, that share over all hand-offs
+    distinct    per hand-off, the distinct values the receiving reference chose from (median, p90, max)
+    rows        per hand-off, the rows behind the producing step (median, p90, max)
+"""
 
 from __future__ import annotations
 
@@ -10,6 +21,25 @@ from collections import defaultdict
 from typing import Any
 
 from kopa_gen.project import Project
+
+PAPER: dict[str, dict[str, float]] = {
+    "traffic": {"tasks": 22, "steps": 3.64, "calls": 5.14, "headroom": 2.21, "tools": 7.5, "parallel": 0.55},
+    "finance": {"tasks": 29, "steps": 3.69, "calls": 5.65, "headroom": 2.24, "tools": 6.6, "parallel": 0.83},
+    "education": {
+        "tasks": 30,
+        "steps": 2.93,
+        "calls": 4.30,
+        "headroom": 2.79,
+        "tools": 7.7,
+        "parallel": 0.57,
+    },
+    "law": {"tasks": 22, "steps": 3.00, "calls": 3.55, "headroom": 3.63, "tools": 6.7, "parallel": 0.27},
+    "politics": {"tasks": 25, "steps": 3.72, "calls": 5.48, "headroom": 2.10, "tools": 8.7, "parallel": 0.52},
+    "district": {"tasks": 17, "steps": 2.76, "calls": 5.41, "headroom": 1.55, "tools": 8.0, "parallel": 0.82},
+    "all": {"tasks": 145, "steps": 3.32, "calls": 4.92, "headroom": 2.45, "tools": 7.5, "parallel": 0.59},
+}
+"""The paper's table (../shared/reference/paper-facts.md), the district domain being its 'district admin'."""
+PAPER_HANDOFFS = {"one_to_many": 0.812, "median": 27, "p90": 157, "max": 224958}
 
 
 def fixtures(project: Project) -> list[tuple[Any, dict[str, Any]]]:
@@ -35,37 +65,93 @@ def percentile(values: list[int], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
-def benchmark_table(project: Project) -> str:
-    groups: dict[str, list[tuple[Any, dict[str, Any]]]] = defaultdict(list)
-    for task, fixture in fixtures(project):
-        groups[task.domain].append((task, fixture))
-        groups["all"].append((task, fixture))
-    lines = [
-        "| domain | tasks | mean steps | mean calls | headroom | available tools | parallel % |",
-        "|---|---|---|---|---|---|---|",
+def _row(project: Project, items: list[tuple[Any, dict[str, Any]]]) -> dict[str, Any]:
+    stats = [f["stats"] for _, f in items]
+    return {
+        "tasks": len(items),
+        "steps": statistics.mean(s["steps"] for s in stats),
+        "calls": statistics.mean(s["calls"] for s in stats),
+        "calls_without_pages": statistics.mean(s["calls"] - s.get("pages", 0) for s in stats),
+        "headroom": statistics.mean(s["headroom"] for s in stats),
+        "tools": statistics.mean(available_tools(project, t, f) for t, f in items),
+        "parallel": sum(1 for s in stats if s["parallel_calls"] > 0) / len(items),
+    }
+
+
+def _handoffs(items: list[tuple[Any, dict[str, Any]]]) -> dict[str, Any]:
+    between = [h for _, f in items for h in f["stats"]["handoffs"] if h["to"] != "answer"]
+    multi = [f for _, f in items if f["stats"]["steps"] >= 2]
+    with_many = [
+        f for f in multi if any(h["to"] != "answer" and h["distinct"] > 1 for h in f["stats"]["handoffs"])
     ]
-    for name in [*sorted(k for k in groups if k != "all"), "all"]:
-        items = groups[name]
-        steps = statistics.mean(f["stats"]["steps"] for _, f in items)
-        calls = statistics.mean(f["stats"]["calls"] for _, f in items)
-        headroom = statistics.mean(f["stats"]["headroom"] for _, f in items)
-        tools = statistics.mean(available_tools(project, t, f) for t, f in items)
-        parallel = 100 * sum(1 for _, f in items if f["stats"]["parallel_calls"] > 0) / len(items)
+    distinct = [h["distinct"] for h in between]
+    rows = [h["rows"] for h in between]
+    return {
+        "junctions": len(between),
+        "one_to_many": len(with_many) / len(multi) if multi else float("nan"),
+        "one_to_many_junctions": sum(1 for d in distinct if d > 1) / len(distinct)
+        if distinct
+        else float("nan"),
+        "distinct": {
+            "median": percentile(distinct, 0.5),
+            "p90": percentile(distinct, 0.9),
+            "max": max(distinct, default=0),
+        },
+        "rows": {"median": percentile(rows, 0.5), "p90": percentile(rows, 0.9), "max": max(rows, default=0)},
+    }
+
+
+def stats_document(project: Project) -> dict[str, Any]:
+    """`kopa-gen stats --json`: {"domains": {domain: {tasks, steps, calls, calls_without_pages, headroom, tools,
+    parallel}}, "all": {...}, "handoffs": {...}, "paper": {...}}."""
+    groups: dict[str, list[tuple[Any, dict[str, Any]]]] = defaultdict(list)
+    every = fixtures(project)
+    for task, fixture in every:
+        groups[task.domain].append((task, fixture))
+    return {
+        "domains": {name: _row(project, groups[name]) for name in sorted(groups)},
+        "all": _row(project, every),
+        "handoffs": _handoffs(every),
+        "paper": {"domains": PAPER, "handoffs": PAPER_HANDOFFS},
+    }
+
+
+def _beside(name: str, key: str, fmt: str) -> str:
+    paper = PAPER.get(name)
+    return f" ({fmt.format(paper[key])})" if paper else ""
+
+
+def benchmark_table(project: Project) -> str:
+    doc = stats_document(project)
+    lines = [
+        "| domain | tasks | steps | calls | calls w/o pages | headroom | available tools | parallel |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, r in [*doc["domains"].items(), ("all", doc["all"])]:
         lines.append(
-            f"| {name} | {len(items)} | {steps:.2f} | {calls:.2f} | {headroom:.2f} | {tools:.1f} | {parallel:.0f}% |"
+            f"| {name} | {r['tasks']}{_beside(name, 'tasks', '{:.0f}')} | {r['steps']:.2f}"
+            f"{_beside(name, 'steps', '{:.2f}')} | {r['calls']:.2f}{_beside(name, 'calls', '{:.2f}')} "
+            f"| {r['calls_without_pages']:.2f} | {r['headroom']:.2f}{_beside(name, 'headroom', '{:.2f}')} "
+            f"| {r['tools']:.1f}{_beside(name, 'tools', '{:.1f}')} | {r['parallel']:.0%}"
+            f"{_beside(name, 'parallel', '{:.0%}')} |"
         )
+    lines.append("")
+    lines.append("(the paper's figure in parentheses; steps are logical steps: pages are calls, not steps)")
     return "\n".join(lines)
 
 
 def handoff_table(project: Project) -> str:
-    cards = [h["cardinality"] or 0 for _, f in fixtures(project) for h in f["stats"]["handoffs"]]
-    if not cards:
+    h = stats_document(project)["handoffs"]
+    if not h["junctions"]:
         return "no handoffs yet"
-    many = 100 * sum(1 for c in cards if c > 1) / len(cards)
+    d, r = h["distinct"], h["rows"]
     return "\n".join(
         [
-            "| junctions | one-to-many | median cardinality | p90 | max |",
+            "| hand-offs | one-to-many tasks (paper) | one-to-many hand-offs | distinct values handed on: median / p90 / max "
+            "| rows behind: median / p90 / max (paper) |",
             "|---|---|---|---|---|",
-            f"| {len(cards)} | {many:.1f}% | {percentile(cards, 0.5):g} | {percentile(cards, 0.9):g} | {max(cards)} |",
+            f"| {h['junctions']} | {100 * h['one_to_many']:.1f}% (81.2%) | {100 * h['one_to_many_junctions']:.1f}% "
+            f"| {d['median']:g} / {d['p90']:g} / {d['max']} | {r['median']:g} / {r['p90']:g} / {r['max']} "
+            f"(27 / 157 / 224,958) |",
         ]
     )

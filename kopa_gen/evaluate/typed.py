@@ -19,6 +19,7 @@ reply's `최종 답:` line (kopa_gen/evaluate/finalline.py) are read into a `Sta
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -137,7 +138,9 @@ def parts(text: str) -> list[str]:
     return [p for p in (s.strip() for s in _SEPARATORS.split(text)) if p]
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def unspaced(text: str) -> str:
+    """Normalized and without spaces: how names compare (cached: a task's pool is compared in every episode)."""
     return normalize_text(text).replace(" ", "")
 
 
@@ -148,6 +151,8 @@ _HEDGE = re.compile(r"또는|혹은|아니면|이거나|(?<![a-z])or(?![a-z])|�
 def _noted(text: str, pool: Sequence[Any]) -> str:
     """A name with a note in parentheses ('양영수 (추정)', '하동군 (득표수 기준)') as the name alone; a note that
     hedges or names another candidate stays, and fails the name."""
+    if "(" not in text and "（" not in text:
+        return text
     notes = ["".join(g for g in m.groups() if g) for m in _ASIDE.finditer(text)]
     others = {unspaced(str(v)) for v in pool}
     if any(_HEDGE.search(n) or unspaced(n) in others for n in notes):
@@ -172,14 +177,19 @@ def grade_text(stated: StatedText, gold: TextAnswer, pool: Sequence[Any] = ()) -
     if len(listed) > 1:
         return Graded(False, f"{stated.text!r} states {len(listed)} values where one is asked")
     words = normalize_text(stated.text).split()
-    for cut in range(1, len(words)):
-        head, tail = words[:cut], "".join(words[cut:])
-        if tail in golds and all(_QUALIFIER.match(w) for w in head):
+    for cut in range(1, len(words)):  # '경상남도 하동군': region words before the name
+        if not _QUALIFIER.match(words[cut - 1]):
+            break
+        if "".join(words[cut:]) in golds:
             return Graded(True, f"{stated.text!r} names {gold.value!r} with its region")
-    others = [str(v) for v in pool if unspaced(str(v)) == key]
-    if others:
+    if key in _keys(tuple(str(v) for v in pool)):
         return Graded(False, f"{stated.text!r} is another candidate, not {gold.value!r}")
     return Graded(False, f"{stated.text!r} is not {gold.value!r}")
+
+
+@functools.lru_cache(maxsize=256)
+def _keys(pool: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(unspaced(v) for v in pool)
 
 
 def grade_code(stated: StatedText, gold: CodeAnswer) -> Graded:

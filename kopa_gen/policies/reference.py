@@ -111,11 +111,12 @@ def oracle_answer(task: Task, walk: Walk) -> Reply:
 async def deliver(
     ctx: TaskContext, session: Session, reply: Reply, messages: list[dict[str, Any]]
 ) -> Episode:
-    """End the episode with `reply`: in submit mode one turn of `submit_answer` calls (then the reply's text), in
-    text mode the reply's text."""
+    """End the episode with `reply`: in submit mode one turn of `submit_answer` calls with the reply's text beside
+    them, in text mode the reply's text."""
     turns: list[list[int]] = []
     channel = session.channel
     if ctx.mode == "submit" and channel is not None and reply.submit:
+        # one turn: the reply's text beside its submit_answer calls (the episode ends with that turn)
         first = len(session.calls)
         calls = [channel.arguments_for(v) for v in reply.submit]
         outcomes = [await session.call(channel.name, args) for args in calls]
@@ -124,7 +125,7 @@ async def deliver(
         messages.append(
             {
                 "role": "assistant",
-                "content": None,
+                "content": reply.text,
                 "tool_calls": [
                     {"id": i, "type": "function", "function": {"name": channel.name, "arguments": a}}
                     for i, a in zip(ids, calls, strict=True)
@@ -134,7 +135,8 @@ async def deliver(
         messages += [
             {"role": "tool", "tool_call_id": i, "content": o.text} for i, o in zip(ids, outcomes, strict=True)
         ]
-    messages.append({"role": "assistant", "content": reply.text})
+    else:
+        messages.append({"role": "assistant", "content": reply.text})
     return Episode(reply.text, messages, turns, "budget" if session.exhausted else "answered")
 
 

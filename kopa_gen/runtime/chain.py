@@ -11,13 +11,14 @@ problem into a diagnostic with its place in the task file.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from kopa_gen.project import Project
-from kopa_gen.runtime.answer import arg_value, source_value
+from kopa_gen.runtime.answer import arg_value, reference_pool, source_value
 from kopa_gen.runtime.paths import PathError, select
 from kopa_gen.runtime.session import Session
 from kopa_gen.spec.task import EACH, From, GoldCall, Task, Template
@@ -107,16 +108,19 @@ def coerce(project: Project, tool: str, name: str, value: Any) -> Any:
     return value
 
 
-def _cardinality(base: Any, ref: From, item: Any, results: Mapping[str, Any]) -> int:
-    """How many values a reference chose among: the source's total_count for a list result, else the largest
-    list its path picked from."""
+def handoff(base: Any, ref: From, item: Any, results: Mapping[str, Any]) -> dict[str, int]:
+    """What a hand-off chose among: `distinct`, the distinct values the reference picked its value from (its
+    pool: every row a filter or an extreme looked at); `rows`, the rows behind the step (the source's total_count
+    for a list result, else the largest list its path picked from)."""
+    distinct = len({json.dumps(v, sort_keys=True, default=str) for v in reference_pool(results, ref, item)})
     if isinstance(base, dict) and isinstance(base.get("total_count"), int):
-        return int(base["total_count"])
+        return {"distinct": max(1, distinct), "rows": int(base["total_count"])}
     try:
         env = {name: source_value(results, r, item) for name, r in ref.with_.items()}
-        return select(base, ref.path, env).candidates
+        rows = select(base, ref.path, env).candidates
     except PathError:
-        return 1
+        rows = 1
+    return {"distinct": max(1, distinct), "rows": rows}
 
 
 class _Resolver:
@@ -131,12 +135,7 @@ class _Resolver:
                 continue
             base = self.walk.results.get(ref.call)
             self.walk.handoffs.append(
-                {
-                    "from": ref.call,
-                    "to": call.id,
-                    "arg": arg,
-                    "cardinality": _cardinality(base, ref, item, self.walk.results),
-                }
+                {"from": ref.call, "to": call.id, "arg": arg, **handoff(base, ref, item, self.walk.results)}
             )
 
     def args(
@@ -185,7 +184,16 @@ def _items(walk: Walk, call: GoldCall, walker: Walker, loc: tuple[str | int, ...
     # a selection of several values fans out over them; one value that is a list, over its items
     one_list = not found.many and len(found.values) == 1 and isinstance(found.values[0], list)
     items = list(found.values[0]) if one_list else list(found.values)
-    walk.handoffs.append({"from": ref.call, "to": call.id, "arg": "for_each", "cardinality": len(items)})
+    rows = len(base.get("rows") or []) if isinstance(base, dict) else len(items)
+    walk.handoffs.append(
+        {
+            "from": ref.call,
+            "to": call.id,
+            "arg": "for_each",
+            "distinct": len(items),
+            "rows": max(rows, len(items)),
+        }
+    )
     return items
 
 

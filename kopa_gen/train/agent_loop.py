@@ -11,7 +11,9 @@ Lifecycle of one trajectory (AgentLoopWorker builds a fresh loop object per samp
      the openai policy records them). Unknown tools and arguments that are not JSON go to the session too (verl
      would answer them itself), so the call log, the budget and the ACTION score see them as in eval.
      With `stop_on_budget` (default) the trajectory ends after the turn that used the budget up (eval's
-     `budget` stop).
+     `budget` stop); in submit mode one turn later, so that the model can still submit (as eval allows). A turn
+     that submits an answer (`submit_answer`, typed by the task: the loop swaps the tool config's generic
+     schema for the task's) ends the trajectory.
   4. After the loop the final message, state hash, calls, turns and stop reason go into `extra_fields`
      (contract keys); the session is closed and unregistered in a `finally`, also when the loop raises.
 """
@@ -31,6 +33,7 @@ from verl.experimental.agent_loop.tool_agent_loop import AgentData, AgentState, 
 from verl.experimental.agent_loop.tool_parser import FunctionCall
 from verl.tools.schemas import ToolResponse
 
+from kopa_gen.evaluate.submission import SUBMIT_TOOL
 from kopa_gen.policies.openai import decode_arguments
 from kopa_gen.project import Project, load_project
 from kopa_gen.runtime.session import Session
@@ -118,6 +121,7 @@ class KopaToolAgentLoop(ToolAgentLoop):  # type: ignore[misc]  # verl is untyped
         self.stop_reason = "answered"
         self.prompt_messages = 0
         self.unparsed_content: str | None = None  # the last generation, when verl ended before parsing it
+        self.grace = True  # submit mode: one turn after the budget is used up
 
     def _make_request_id(self, priority: int, full_determinism: bool) -> str:
         request_id: str = super()._make_request_id(priority, full_determinism)
@@ -165,7 +169,16 @@ class KopaToolAgentLoop(ToolAgentLoop):  # type: ignore[misc]  # verl is untyped
             max_calls=spec.get("max_calls"),
             tools=spec.get("tools"),
             sandbox=SandboxConfig(seed=int(spec.get("seed", 0))),
+            channel=contract.channel_of(spec),
         )
+        typed = contract.submit_tool_for(spec)
+        if (
+            typed is not None
+        ):  # the task's own submit_answer schema, in place of the tool config's generic one
+            shown = getattr(agent_data, "_active_tool_schemas", None) or self.tool_schemas
+            agent_data._active_tool_schemas = [
+                typed if s["function"]["name"] == SUBMIT_TOOL else s for s in shown
+            ]
         self.request_id = agent_data.request_id
         register_session(agent_data.request_id, self.session, self.sandbox_loop)
         self.agent_data = agent_data
@@ -202,9 +215,15 @@ class KopaToolAgentLoop(ToolAgentLoop):  # type: ignore[misc]  # verl is untyped
         finally:
             if session is not None:
                 self.turns.append(list(range(first, len(session.calls))))
+        if session is not None and session.submissions:  # the answer is in: the trajectory ends here
+            self.stop_reason = "answered"
+            return AgentState.TERMINATED
         if state == AgentState.TERMINATED:
             self.stop_reason = "length"
         elif self.stop_on_budget and session is not None and session.exhausted:
+            if session.channel is not None and self.grace:  # one more turn, to submit what it has (as eval)
+                self.grace = False
+                return state
             self.stop_reason = "budget"
             state = AgentState.TERMINATED
         return state

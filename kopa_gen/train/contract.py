@@ -7,11 +7,11 @@ Arrow unifies struct columns across rows and fills missing keys with None (../sh
 
     data_source     "kopa/<task set>", e.g. "kopa/bench" or "kopa/edge"
     agent_name      AGENT_NAME (our ToolAgentLoop subclass, registered through the agent-loop YAML)
-    prompt          [{"role": "system", "content": system_prompt(task)}, {"role": "user", "content": task.query}]
+    prompt          [{"role": "system", "content": system_prompt(task, "submit")}, {"role": "user", "content": ...}]
     ability         the task's domain
     reward_model    {"style": "rule", "ground_truth": ground_truth(task, fixture)}
     extra_info      {"index": int, "split": "train"|"val", "task_id": str,
-                     "tool_selection": [tool names the task exposes],
+                     "tool_selection": [tool names the task exposes, then submit_answer],
                      "episode": episode_spec(task, fixture)}
 
 After the loop, AgentLoopOutput.extra_fields carries FINAL_MESSAGE, STATE_HASH, CALLS (JSON string of the
@@ -23,8 +23,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kopa_gen.evaluate.answers import answer_adapter
+from kopa_gen.evaluate.submission import SUBMIT_TOOL, SubmitChannel
 from kopa_gen.runtime.session import CallRecord
-from kopa_gen.spec.task import Task
+from kopa_gen.spec.task import AnswerMode, Task
 
 AGENT_NAME = "kopa_tool_agent"
 
@@ -73,9 +75,11 @@ def load_ground_truth(text: str) -> tuple[Task, dict[str, Any]]:
     return Task.model_validate(data["task"]), fixture
 
 
-def episode_spec(task: Task, fixture: dict[str, Any], seed: int = 0) -> str:
+def episode_spec(task: Task, fixture: dict[str, Any], seed: int = 0, mode: AnswerMode = "submit") -> str:
     """What the agent loop needs to open the task's Session exactly as `kopa-gen eval` does (run_episode):
-    platforms, call budget, exposed tools, sandbox seed, and the rows whose state it hashes at the end."""
+    platforms, call budget, exposed tools, sandbox seed, the rows whose state it hashes at the end, and the answer
+    mode with the answer's type (its kind and unit shape the `submit_answer` tool; the loop never shows the
+    value, and only the reward reads it)."""
     return json.dumps(
         {
             "task_id": task.id,
@@ -84,10 +88,60 @@ def episode_spec(task: Task, fixture: dict[str, Any], seed: int = 0) -> str:
             "tools": task.tools,
             "seed": seed,
             "state_scope": fixture.get("state_scope") or [],
+            "answer_mode": mode,
+            "answer": task.answer.model_dump(mode="json") if task.answer is not None else None,
         },
         ensure_ascii=False,
         sort_keys=True,
     )
+
+
+def answer_mode(spec: dict[str, Any]) -> AnswerMode:
+    """The answer mode of an episode spec (exports before the submit channel answered in text)."""
+    return "submit" if spec.get("answer_mode", "text") == "submit" else "text"
+
+
+def channel_of(spec: dict[str, Any]) -> SubmitChannel | None:
+    """The `submit_answer` channel of an episode spec in submit mode, None in text mode."""
+    if answer_mode(spec) != "submit":
+        return None
+    raw = spec.get("answer")
+    return SubmitChannel(answer_adapter.validate_python(raw) if raw is not None else None)
+
+
+def submit_tool_for(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The typed `submit_answer` tool (OpenAI format) the model sees in this episode, or None in text mode."""
+    channel = channel_of(spec)
+    if channel is None:
+        return None
+    tool = channel.tool()
+    return {
+        "type": "function",
+        "function": {
+            "name": tool["name"],
+            "description": tool["description"],
+            "parameters": tool["inputSchema"],
+        },
+    }
+
+
+GENERIC_SUBMIT: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": SUBMIT_TOOL,
+        "description": "최종 답을 제출합니다 (에피소드마다 과제의 답 형식에 맞춘 스키마로 바뀝니다).",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "answer": {"description": "답"},
+                "unit": {"type": "string", "description": "단위"},
+            },
+            "required": ["answer"],
+        },
+    },
+}
+"""The tool config's entry for `submit_answer`: verl registers tools once for the whole dataset, so the entry is
+generic; the agent loop (and the prompt-length filter) show each trajectory its task's typed schema instead."""
 
 
 def calls_json(calls: list[CallRecord]) -> str:

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from kopa_gen.client.errors import redact
 from kopa_gen.evaluate.runner import EvalConfig, run_episode, secrets, selected
+from kopa_gen.evaluate.submission import SUBMIT_TOOL
 from kopa_gen.policies.base import system_prompt
 from kopa_gen.policies.openai import openai_tools
 from kopa_gen.project import Project
@@ -42,6 +43,7 @@ from kopa_gen.train.contract import (
     data_source,
     episode_spec,
     ground_truth,
+    submit_tool_for,
 )
 
 GroupBy = Literal["task", "root"]
@@ -201,7 +203,7 @@ def rl_row(
         "data_source": source,
         "agent_name": AGENT_NAME,
         "prompt": [
-            {"role": "system", "content": system_prompt(task)},
+            {"role": "system", "content": system_prompt(task, "submit")},
             {"role": "user", "content": task.query},
         ],
         "ability": task.domain,
@@ -210,8 +212,8 @@ def rl_row(
             "index": index,
             "split": split,
             "task_id": task.id,
-            "tool_selection": list(tools),
-            "episode": episode_spec(task, fixture, episode_seed),
+            "tool_selection": [*tools, SUBMIT_TOOL],
+            "episode": episode_spec(task, fixture, episode_seed, "submit"),
         },
     }
 
@@ -223,7 +225,8 @@ def sft_messages(
     tool_side: str = TOOL_SIDE,
 ) -> list[dict[str, Any]]:
     """The oracle's transcript as SFT messages: checked to be system, user, (assistant with tool_calls, its tool
-    results)*, final assistant answer; an assistant turn that only calls tools gets content "" (chat templates
+    results)*, and the answer: the assistant turn that calls submit_answer (its receipt dropped), or a final
+    assistant message in text mode; an assistant turn that only calls tools gets content "" (chat templates
     would print None). Arguments stay dicts, as chat templates expect. Each tool result is cut as verl's agent
     loop cuts it in RL (contract.cut_tool_result with the same cap and side), so SFT never trains on context RL
     does not show; a turn's results stay consecutive tool messages, which sft_dataset templates as one turn."""
@@ -257,8 +260,15 @@ def sft_messages(
             out.append({"role": "tool", "tool_call_id": m["tool_call_id"], "content": content})
         else:
             raise ExportError(f"task {task.id}: unexpected {role!r} message {i} in the oracle transcript")
+    if pending:
+        raise ExportError(f"task {task.id}: the oracle transcript ends before the results of {pending}")
+    # submit mode: the transcript ends with the turn that submits; its receipt is the environment's, not trained
+    while out[-1]["role"] == "tool" and len(out) >= 2:
+        out.pop()
     last = out[-1]
-    if pending or last["role"] != "assistant" or "tool_calls" in last or not last["content"]:
+    submits = [c["function"]["name"] for c in last.get("tool_calls") or []]
+    ends_in_text = "tool_calls" not in last and bool(last["content"])
+    if last["role"] != "assistant" or not (ends_in_text or (submits and set(submits) == {SUBMIT_TOOL})):
         raise ExportError(f"task {task.id}: the oracle transcript does not end with an answer")
     return out
 
@@ -271,7 +281,7 @@ async def oracle_records(
     concurrency: int,
 ) -> dict[str, dict[str, Any]]:
     """One oracle episode per task, exactly as `kopa-gen eval --policy oracle` runs it."""
-    config = EvalConfig(policy="oracle", out=Path("."))
+    config = EvalConfig(policy="oracle", out=Path("."), answer_mode="submit")
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(task: Task) -> tuple[str, dict[str, Any]]:
@@ -369,7 +379,13 @@ def export(
             sft_rows[side].append(
                 {
                     "messages": redact(json.dumps(messages, ensure_ascii=False), hidden),
-                    "tools": json.dumps(openai_tools(tools[task.id]), ensure_ascii=False),
+                    "tools": json.dumps(
+                        [
+                            *openai_tools(tools[task.id]),
+                            submit_tool_for(json.loads(episode_spec(task, fixtures[task.id]))),
+                        ],
+                        ensure_ascii=False,
+                    ),
                     "task_id": task.id,
                     "data_source": source,
                     "split": side,

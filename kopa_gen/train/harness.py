@@ -24,6 +24,7 @@ from verl.tools.tool_registry import load_all_tools
 from verl.utils.dataset.rl_dataset import RLHFDataset
 from verl.workers.rollout.replica import TokenOutput
 
+from kopa_gen.evaluate.submission import SUBMIT_TOOL
 from kopa_gen.policies.base import system_prompt
 from kopa_gen.project import Project
 from kopa_gen.spec.task import Task
@@ -71,12 +72,15 @@ def hermes_tool_calls(calls: list[tuple[str, Any]]) -> str:
 
 def replay_script(record: dict[str, Any]) -> list[str]:
     """A `kopa-gen eval` episode record as a generator script: each turn's tool calls (hermes format), then the
-    final message."""
+    final message (in submit mode the text of the submitting turn, before its submit_answer call)."""
     calls = record["calls"]
     turns = [
         hermes_tool_calls([(calls[i]["tool"], calls[i]["arguments"]) for i in turn])
         for turn in record["turns"]
     ]
+    last = record["turns"][-1] if record["turns"] else []
+    if last and all(calls[i]["tool"] == SUBMIT_TOOL for i in last):  # the final message beside the submission
+        return [t + "<|im_end|>" for t in [*turns[:-1], record["final_message"] + turns[-1]]]
     return [t + "<|im_end|>" for t in [*turns, record["final_message"]]]
 
 
@@ -143,7 +147,7 @@ def row_kwargs(task: Task, fixture: dict[str, Any], tool_names: list[str]) -> di
     """The keyword arguments AgentLoopWorker passes for one contract row."""
     return {
         "raw_prompt": [
-            {"role": "system", "content": system_prompt(task)},
+            {"role": "system", "content": system_prompt(task, "submit")},
             {"role": "user", "content": task.query},
         ],
         "tools_kwargs": {},
@@ -151,7 +155,7 @@ def row_kwargs(task: Task, fixture: dict[str, Any], tool_names: list[str]) -> di
             "index": 0,
             "split": "val",
             "task_id": task.id,
-            "tool_selection": tool_names,
+            "tool_selection": [*tool_names, SUBMIT_TOOL],
             "episode": contract.episode_spec(task, fixture, seed=0),
         },
     }

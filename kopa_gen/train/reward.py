@@ -3,7 +3,8 @@
 
 Config: `reward.custom_reward_function.path=<this file>` and `.name=compute_score`.
 
-The score is the eval reward (1.0 when every RESPONSE and ENVIRONMENT check of the task passes, else 0.0). The
+The score is the eval reward (1.0 when every RESPONSE and ENVIRONMENT check of the task passes, else 0.0), in the
+answer mode of the row's episode spec (submit: the trajectory's submit_answer call, graded by type). The
 other entries are logged by verl as reward_extra_info; every call returns the same keys with the same types
 (floats, None for an axis the task is not scored on, which verl's metrics skip, and a string `reason`),
 because verl collects them per key across the batch. `solution_str` (verl's decode of the whole response, tool outputs included) is not used: the
@@ -19,7 +20,7 @@ from typing import Any
 from kopa_gen.evaluate.episode import score_episode
 from kopa_gen.train import contract
 
-AXES = ("response", "environment", "action", "corr", "cr", "mpc", "eff")
+AXES = ("response", "environment", "action", "action_gated", "corr", "cr", "mpc", "eff")
 
 
 def _failed(reason: str) -> dict[str, Any]:
@@ -51,10 +52,18 @@ def compute_score(
         )
         calls = contract.calls_from_json(info[contract.CALLS])
         turns = json.loads(info[contract.TURNS])
+        episode = info.get("episode")
+        spec = json.loads(episode) if isinstance(episode, str) else dict(episode or {})
     except (ValueError, KeyError, TypeError) as exc:
         return _failed(f"cannot decode the episode: {type(exc).__name__}: {exc}")
     score = score_episode(
-        task, fixture, info[contract.FINAL_MESSAGE], info[contract.STATE_HASH], calls, turns
+        task,
+        fixture,
+        info[contract.FINAL_MESSAGE],
+        info[contract.STATE_HASH],
+        calls,
+        turns,
+        mode=contract.answer_mode(spec),
     )
     response = score.response
     out: dict[str, Any] = {
@@ -62,7 +71,7 @@ def compute_score(
         "response": None if response is None else float(response.passed),
         "environment": None if score.environment is None else float(score.environment),
     }
-    for key in ("action", "corr", "cr", "mpc", "eff"):
+    for key in ("action", "action_gated", "corr", "cr", "mpc", "eff"):
         out[key] = float(score.action[key])
     out["reason"] = score.reason
     return out

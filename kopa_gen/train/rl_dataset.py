@@ -10,10 +10,13 @@ dry-run preflight (kopa_gen.train.preflight) loads the data through it. Needs th
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from verl.utils.dataset.rl_dataset import RLHFDataset
 from verl.utils.tokenizer.tokenizer import normalize_token_ids
+
+from kopa_gen.train import contract
 
 
 class KopaRLHFDataset(RLHFDataset):  # type: ignore[misc, unused-ignore]
@@ -28,11 +31,17 @@ class KopaRLHFDataset(RLHFDataset):  # type: ignore[misc, unused-ignore]
     dataframe: Any
 
     def row_tools(self, row: dict[str, Any]) -> list[dict[str, Any]] | None:
-        """The tool schemas the agent loop shows this row: its `tool_selection`, else every tool."""
-        selection = (row.get("extra_info") or {}).get("tool_selection")
+        """The tool schemas the agent loop shows this row: its `tool_selection`, else every tool; `submit_answer`
+        typed by the row's task, as the agent loop shows it."""
+        info = row.get("extra_info") or {}
+        selection = info.get("tool_selection")
         if not selection or not self.tool_schemas:
             return self.tool_schemas
         by_name = {s["function"]["name"]: s for s in self.tool_schemas}
+        episode = info.get("episode")
+        typed = contract.submit_tool_for(json.loads(episode)) if isinstance(episode, str) else None
+        if typed is not None:
+            by_name[typed["function"]["name"]] = typed
         return [by_name[name] for name in selection if name in by_name]
 
     def prompt_tokens(self, row: dict[str, Any]) -> int:

@@ -30,10 +30,12 @@ from verl.tools.schemas import (
     ToolResponse,
 )
 
+from kopa_gen.evaluate.submission import SUBMIT_TOOL
 from kopa_gen.policies.openai import openai_tools
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session, frozen_tools
 from kopa_gen.spec.yamlout import dump_yaml
+from kopa_gen.train import contract
 from kopa_gen.train.offload import run_on
 
 # request id (one per trajectory, see AgentData.request_id) -> the trajectory's Session, and the event loop it
@@ -150,12 +152,16 @@ def verl_lossy_ok(openai_tool: dict[str, Any]) -> bool:
 
 
 def tool_config(project: Project, platforms: Sequence[str]) -> dict[str, Any]:
-    """verl's tool-config document (`actor_rollout_ref.rollout.multi_turn.tool_config_path`) for `platforms`.
+    """verl's tool-config document (`actor_rollout_ref.rollout.multi_turn.tool_config_path`) for `platforms`, and
+    the `submit_answer` tool (kopa_gen.train.contract.GENERIC_SUBMIT).
 
     `tool_schema` is the full schema where verl's lossy model accepts it and a stub otherwise (verl validates it
     before the adapter runs); the adapter builds its schema from `config.schema` either way."""
+    submit = {"name": SUBMIT_TOOL, **contract.GENERIC_SUBMIT["function"]}
+    submit["inputSchema"] = submit.pop("parameters")
+    # one generic submit_answer entry first; the agent loop shows each trajectory its task's typed schema
     entries: list[dict[str, Any]] = []
-    for pid, tool in mcp_tools(project, platforms):
+    for pid, tool in [(None, submit), *mcp_tools(project, platforms)]:
         schema = openai_tools([tool])[0]
         listed = (
             schema
