@@ -27,7 +27,7 @@ from kopa_gen.evaluate.report import results
 from kopa_gen.evaluate.response import score_submitted, score_text
 from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_eval
 from kopa_gen.evaluate.stats import summarize
-from kopa_gen.evaluate.submission import SubmitChannel
+from kopa_gen.evaluate.submission import SubmissionError, SubmitChannel
 from kopa_gen.project import load_project
 from kopa_gen.runtime.session import CallRecord
 from kopa_gen.spec.task import ANSWER_MODES
@@ -105,12 +105,14 @@ def main() -> None:
     print()
     print(table(graded))
 
-    submissions = [
-        (t, SubmitChannel(t.answer).read(SubmitChannel(t.answer).arguments_for(v)), f["answer_pool"])
-        for t, f in chosen
-        if t.answer is not None
-        for v in (f.get("answer_pool") or [])[:20]
-    ]
+    submissions = []
+    for t, f in chosen:
+        channel = SubmitChannel(t.answer)
+        for v in (f.get("answer_pool") or [])[:20] if t.answer is not None else []:
+            try:
+                submissions.append((t, channel.read(channel.arguments_for(v)), f["answer_pool"]))
+            except SubmissionError:  # a candidate that is no value of the answer's type ('-' for a number)
+                continue
     start = time.perf_counter()
     for _ in range(args.reps):
         for task, stated, pool in submissions:

@@ -1,0 +1,113 @@
+"""The floors of kopa_gen, lowest first: a package may import its own floor and the ones below, never one above.
+`tests/test_layers.py` holds the code to it, over an import graph drawn from the code itself (every `import`,
+function-local ones included), and asserts there is no circle between modules either.
+
+    language    the spec language: pydantic models of every spec kind, answers and units, the path syntax,
+                diagnostics, YAML sources (no I/O beyond reading specs)
+    world       the seeded world: declarations, generators, the SQLite build
+    project     a loaded project (specs + world spec), plug-in names checked where it is assembled
+    envelopes   one module per envelope family: render (sandbox) and parse (client)
+    sandbox     the generic ASGI emulator
+    client      the one httpx platform client
+    mcp         tool bindings and the MCP server runtime
+    runtime     Session, the path evaluator, the gold-chain walker
+    compose     the composition root of an in-process episode (sandbox + client + session)
+    policies    what acts in a session
+    gold        gold execution: a task's chain run in the sandbox, its evidence and statistics
+    compile     kopa-gen build: generated code, fixtures, lint
+    evaluate    scoring, runs, reports
+    edge        EDGE synthesis
+    train       verl export, agent loop, reward
+    top         the command line, the demo, the scaffold
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from pathlib import Path
+
+FLOORS: dict[str, int] = {
+    "layers": 0,
+    "plugins": 0,
+    "language": 1,
+    "spec": 1,
+    "world": 2,
+    "project": 3,
+    "envelopes": 4,
+    "sandbox": 5,
+    "client": 6,
+    "mcp": 7,
+    "runtime": 8,
+    "compose": 9,
+    "policies": 10,
+    "gold": 11,
+    "compile": 12,
+    "evaluate": 13,
+    "edge": 14,
+    "train": 15,
+    "scaffold": 16,
+    "demo": 16,
+    "cli": 16,
+    "__main__": 17,
+    "__init__": 0,
+    "cache": 0,
+}
+"""Each package (or top-level module) of kopa_gen and its floor."""
+
+
+def _module_name(root: Path, path: Path) -> str:
+    rel = path.relative_to(root.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the kopa_gen modules it imports (relative imports resolved; `from pkg import name` counts as an
+    import of pkg.name when that is a module, else of pkg)."""
+    modules = {_module_name(root, p): p for p in root.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")
+                    anchor = anchor[: len(anchor) - node.level + 1]
+                    base = ".".join([*anchor, base] if base else anchor)
+                for alias in node.names:
+                    candidate = f"{base}.{alias.name}"
+                    found.add(candidate if candidate in modules else base)
+        graph[name] = {m for m in found if m in modules and m != name}
+    return graph
+
+
+def floor_of(module: str) -> int:
+    parts = module.split(".")
+    key = parts[1] if len(parts) > 1 else "__init__"
+    return FLOORS.get(key, 99)
+
+
+def upward(graph: Mapping[str, set[str]]) -> list[tuple[str, str]]:
+    """Every import from a module to one on a higher floor."""
+    return sorted((a, b) for a, targets in graph.items() for b in targets if floor_of(b) > floor_of(a))
+
+
+def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """The circles between modules (one cycle per strongly connected component of two or more modules)."""
+    import networkx as nx
+
+    g = nx.DiGraph()
+    g.add_edges_from((a, b) for a, targets in graph.items() for b in targets)
+    out = []
+    for component in nx.strongly_connected_components(g):
+        if len(component) > 1:
+            out.append(sorted(component))
+    return sorted(out)
