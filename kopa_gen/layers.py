@@ -104,7 +104,7 @@ def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
     """The circles between modules (one cycle per strongly connected component of two or more modules)."""
     import networkx as nx
 
-    g = nx.DiGraph()
+    g: nx.DiGraph[str] = nx.DiGraph()
     g.add_edges_from((a, b) for a, targets in graph.items() for b in targets)
     out = []
     for component in nx.strongly_connected_components(g):
