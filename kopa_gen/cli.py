@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import quote
 
+from kopa_gen.language.diagnostics import Level, SpecError
 from kopa_gen.mcp.generated import generated_module
-from kopa_gen.spec.diagnostics import Level, SpecError
 
 if TYPE_CHECKING:
     from kopa_gen.runtime.spread import Spread
@@ -134,7 +134,7 @@ def json_value(text: str) -> Any:
 
 
 def _answer_modes() -> tuple[str, ...]:
-    from kopa_gen.spec.task import ANSWER_MODES
+    from kopa_gen.language.task import ANSWER_MODES
 
     return ANSWER_MODES
 
@@ -148,7 +148,7 @@ def _project(args: argparse.Namespace) -> Any:
 def cmd_build(args: argparse.Namespace) -> int:
     from kopa_gen.compile.build import build, check
     from kopa_gen.compile.fixtures import compile_fixtures
-    from kopa_gen.spec.schemas import export_schemas
+    from kopa_gen.language.schemas import export_schemas
     from kopa_gen.world.build import ensure_world
 
     project = _project(args)
@@ -207,7 +207,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     def open_clients() -> dict[str, Any]:
         # At the first tool call, not at start-up: tools/list needs only the generated listings.
-        from kopa_gen.sandbox.local import open_sandbox, platform_client
+        from kopa_gen.compose import platform_client
+        from kopa_gen.sandbox.local import open_sandbox
 
         project = _project(args)
         platforms = [project.platform(pid) for pid in args.platforms]
@@ -305,7 +306,7 @@ def cmd_sandbox_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_call(args: argparse.Namespace) -> int:
-    from kopa_gen.sandbox.local import platform_client
+    from kopa_gen.compose import platform_client
 
     project = _project(args)
     platform = project.platform(args.platform)

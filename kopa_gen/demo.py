@@ -11,9 +11,10 @@ from typing import Any
 
 from mcp import Client
 
+from kopa_gen.compose import sandbox_client
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.project import Project
-from kopa_gen.sandbox.local import open_sandbox, sandbox_client
+from kopa_gen.sandbox.local import open_sandbox
 
 
 class DemoFailed(Exception):

@@ -5,13 +5,13 @@ function-local ones included), and asserts there is no circle between modules ei
     language    the spec language: pydantic models of every spec kind, answers and units, the path syntax,
                 diagnostics, YAML sources (no I/O beyond reading specs)
     world       the seeded world: declarations, generators, the SQLite build
-    project     a loaded project (specs + world spec), plug-in names checked where it is assembled
     envelopes   one module per envelope family: render (sandbox) and parse (client)
+    project     a loaded project (specs + world spec), plug-in names checked where it is assembled
     sandbox     the generic ASGI emulator
     client      the one httpx platform client
+    compose     the composition root: a client wired to the emulator in process, or to the live service
     mcp         tool bindings and the MCP server runtime
-    runtime     Session, the path evaluator, the gold-chain walker
-    compose     the composition root of an in-process episode (sandbox + client + session)
+    runtime     Session (its tool boxes built on compose), the path evaluator, the gold-chain walker
     policies    what acts in a session
     gold        gold execution: a task's chain run in the sandbox, its evidence and statistics
     compile     kopa-gen build: generated code, fixtures, lint
@@ -30,16 +30,17 @@ from pathlib import Path
 FLOORS: dict[str, int] = {
     "layers": 0,
     "plugins": 0,
+    "cache": 0,
+    "__init__": 0,
     "language": 1,
-    "spec": 1,
     "world": 2,
-    "project": 3,
-    "envelopes": 4,
+    "envelopes": 3,
+    "project": 4,
     "sandbox": 5,
     "client": 6,
-    "mcp": 7,
-    "runtime": 8,
-    "compose": 9,
+    "compose": 7,
+    "mcp": 8,
+    "runtime": 9,
     "policies": 10,
     "gold": 11,
     "compile": 12,
@@ -50,8 +51,6 @@ FLOORS: dict[str, int] = {
     "demo": 16,
     "cli": 16,
     "__main__": 17,
-    "__init__": 0,
-    "cache": 0,
 }
 """Each package (or top-level module) of kopa_gen and its floor."""
 

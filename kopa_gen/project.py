@@ -8,14 +8,16 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics, Level, SpecError
-from kopa_gen.spec.domains import load_domains
-from kopa_gen.spec.nested import check_world
-from kopa_gen.spec.platform import Platform, load_platform
-from kopa_gen.spec.task import Task, load_tasks
-from kopa_gen.spec.templates import Template, load_templates
-from kopa_gen.spec.world import WorldSpec, load_world
+from kopa_gen.envelopes import family, family_names
+from kopa_gen.language.diagnostics import Diagnostic, Diagnostics, Level, SpecError
+from kopa_gen.language.domains import load_domains
+from kopa_gen.language.nested import check_world
+from kopa_gen.language.platform import Platform, load_platform
+from kopa_gen.language.task import Task, load_tasks
+from kopa_gen.language.templates import Template, load_templates
+from kopa_gen.language.world import WorldSpec, load_world
 from kopa_gen.world.build import columns_of
+from kopa_gen.world.registry import generators
 from kopa_gen.world.synth import synthesize
 
 
@@ -104,21 +106,28 @@ class Project:
         raise KeyError(f"unknown platform {pid!r}; known platforms: {known}")
 
 
+def envelope_families() -> dict[str, bool]:
+    """The envelope families this project knows, each with whether it places echoed fields (what the spec
+    language checks a platform's `x-kopa.envelope` and `echo` against)."""
+    return {name: family(name).echoes for name in family_names()}
+
+
 def load_project(root: Path | None = None, only: list[str] | None = None) -> Project:
     """Load and check everything; raise one SpecError listing every problem found."""
     root = root or find_root()
     diags = Diagnostics()
     domains, domain_diags = load_domains(root)
     diags.extend(domain_diags)
-    world, world_diags = load_world(root)
+    world, world_diags = load_world(root, generators())
     diags.extend(world_diags)
+    families = envelope_families()
     platforms: list[Platform] = []
     broken: list[str] = []
     skipped: list[Diagnostic] = []
     for path in sorted((root / "specs" / "platforms").glob("*/openapi.yaml")):
         if only and path.parent.name not in only:
             continue
-        platform, found = load_platform(path, root)
+        platform, found = load_platform(path, root, families)
         diags.extend(found)
         if platform is not None:
             platforms.append(platform)

@@ -14,8 +14,8 @@ from typing import Any
 import yaml
 
 from kopa_gen.envelopes import family, family_names
-from kopa_gen.spec.domains import load_domains
-from kopa_gen.spec.yamlout import dump_yaml
+from kopa_gen.language.domains import load_domains
+from kopa_gen.language.yamlout import dump_yaml
 
 PLATFORM_ID = re.compile(r"^[a-z][a-z0-9]{1,23}$")
 

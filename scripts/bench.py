@@ -15,10 +15,11 @@ import time
 import httpx
 
 from kopa_gen.compile.build import build
+from kopa_gen.compose import SANDBOX_HOST, sandbox_client
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.project import find_root, load_project
 from kopa_gen.sandbox.config import SandboxConfig, sandbox_key
-from kopa_gen.sandbox.local import SANDBOX_HOST, open_sandbox, sandbox_client
+from kopa_gen.sandbox.local import open_sandbox
 from kopa_gen.world.build import ensure_world
 from kopa_gen.world.parallel import world_workers
 

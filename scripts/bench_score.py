@@ -28,9 +28,9 @@ from kopa_gen.evaluate.response import score_submitted, score_text
 from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_eval
 from kopa_gen.evaluate.stats import summarize
 from kopa_gen.evaluate.submission import SubmissionError, SubmitChannel
+from kopa_gen.language.task import ANSWER_MODES
 from kopa_gen.project import load_project
 from kopa_gen.runtime.session import CallRecord
-from kopa_gen.spec.task import ANSWER_MODES
 
 ROOT = Path(__file__).resolve().parent.parent
 POLICIES = (

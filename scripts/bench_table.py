@@ -20,10 +20,11 @@ from pathlib import Path
 
 import httpx
 
+from kopa_gen.compose import SANDBOX_HOST, sandbox_client
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.project import find_root, load_project
 from kopa_gen.sandbox.config import SandboxConfig, sandbox_key
-from kopa_gen.sandbox.local import SANDBOX_HOST, open_sandbox, sandbox_client
+from kopa_gen.sandbox.local import open_sandbox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_serve import serve_figures

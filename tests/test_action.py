@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from kopa_gen.evaluate.action import canonical, match_calls, row_key, score_action
+from kopa_gen.evaluate.action import canonical, match_calls, score_action
+from kopa_gen.runtime.evidence import row_key
 from kopa_gen.runtime.session import CallRecord
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
+from kopa_gen.compose import sandbox_client
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.sandbox.local import sandbox_client
 from tests.conftest import repository_project
 
 pytestmark = pytest.mark.skipif(

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from kopa_gen.envelopes import family_names
+from kopa_gen.language.diagnostics import Level, SpecError
 from kopa_gen.project import load_project
-from kopa_gen.spec.diagnostics import Level, SpecError
 from tests.test_tasks import TASK
 from tests.toyspec import WORLD_FILE, spec_copy, write_project
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from kopa_gen.compile.build import build, check, compile_platform, file_hashes
+from kopa_gen.compose import sandbox_client
 from kopa_gen.project import Project, load_project
-from kopa_gen.sandbox.local import open_sandbox, sandbox_client
+from kopa_gen.sandbox.local import open_sandbox
 from tests.conftest import ROOT
 from tests.toyspec import write_project
 

@@ -14,11 +14,12 @@ import yaml
 
 from kopa_gen.client.errors import PlatformError
 from kopa_gen.compile.build import build
+from kopa_gen.compose import sandbox_client
+from kopa_gen.language.catalog import MAX_TOOL, expand_catalogs
+from kopa_gen.language.diagnostics import Diagnostics
+from kopa_gen.language.source import load_yaml
 from kopa_gen.project import Project, load_project
-from kopa_gen.sandbox.local import open_sandbox, sandbox_client
-from kopa_gen.spec.catalog import MAX_TOOL, expand_catalogs
-from kopa_gen.spec.diagnostics import Diagnostics
-from kopa_gen.spec.source import load_yaml
+from kopa_gen.sandbox.local import open_sandbox
 from tests.test_broken_specs import problems
 from tests.toyspec import spec_copy, write_project
 

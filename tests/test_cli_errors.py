@@ -16,10 +16,10 @@ from urllib.parse import quote
 import pytest
 
 from kopa_gen.evaluate.runner import load_fixture
+from kopa_gen.language.platform import Platform
 from kopa_gen.policies.base import registered
 from kopa_gen.project import Project
 from kopa_gen.sandbox.config import sandbox_key
-from kopa_gen.spec.platform import Platform
 from kopa_gen.world.build import BuiltWorld
 from tests.conftest import ROOT
 

@@ -21,11 +21,12 @@ import pytest
 from kopa_gen.client.bulk import member_rows, plain
 from kopa_gen.client.errors import ToolArgumentError
 from kopa_gen.client.validation import SpecValidator
+from kopa_gen.compose import sandbox_client
 from kopa_gen.envelopes.base import JSON
+from kopa_gen.language.platform import Operation
+from kopa_gen.language.source import resolve
 from kopa_gen.project import Project
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.sandbox.local import sandbox_client
-from kopa_gen.spec.platform import Operation, resolve
 from tests.conftest import repository_project
 from tests.test_broken_specs import problems, spec_with
 from tests.test_loopback import served

@@ -11,10 +11,10 @@ from typing import Any
 import httpx
 import pytest
 
+from kopa_gen.compose import SANDBOX_HOST
 from kopa_gen.project import Project
 from kopa_gen.sandbox.config import sandbox_key
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.sandbox.local import SANDBOX_HOST
 from kopa_gen.world.build import BuiltWorld
 
 SAMSUNG = "00126380"

@@ -14,9 +14,10 @@ import anyio
 import pytest
 import yaml
 
+from kopa_gen.compose import sandbox_client
+from kopa_gen.language.diagnostics import Level, SpecError
 from kopa_gen.project import load_project
-from kopa_gen.sandbox.local import open_sandbox, sandbox_client
-from kopa_gen.spec.diagnostics import Level, SpecError
+from kopa_gen.sandbox.local import open_sandbox
 from tests.test_declared import REGIONS, world_with
 from tests.toyspec import WORLD_ROOT, spec_copy, write_project
 

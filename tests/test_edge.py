@@ -28,12 +28,12 @@ from kopa_gen.edge.probe import ProbeConfig
 from kopa_gen.edge.retriever import RetrieverConfig
 from kopa_gen.edge.scorer import OfflineScorer
 from kopa_gen.edge.signatures import load_signatures
-from kopa_gen.evaluate.answers import NumberAnswer
 from kopa_gen.evaluate.runner import EvalConfig, run_eval
+from kopa_gen.language.answers import NumberAnswer
+from kopa_gen.language.task import From
 from kopa_gen.policies.double import ChatDouble, Reply, ToolCall
 from kopa_gen.project import Project, load_project
 from kopa_gen.runtime.answer import derive_answer
-from kopa_gen.spec.task import From
 
 LEXICAL = RetrieverConfig(model="none")
 

@@ -33,11 +33,11 @@ from kopa_gen.edge.scorer import (
 from kopa_gen.edge.signatures import ToolSig, load_signatures
 from kopa_gen.edge.synth import Builder, Draft, GEdge
 from kopa_gen.edge.writer import LLMWriter, required_values, template_query
+from kopa_gen.language.templates import Template
 from kopa_gen.policies.double import ChatDouble, Fail, Raw, Reply, Step
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
-from kopa_gen.spec.templates import Template
 from kopa_gen.world.build import BuiltWorld
 
 KEY_ENV = "KOPA_TEST_EDGE_LLM_KEY"

@@ -11,13 +11,16 @@ import pytest
 from kopa_gen.envelopes import Page, family
 from kopa_gen.envelopes.base import coerce
 from kopa_gen.envelopes.gateway import parse_gateway, render_gateway
-from kopa_gen.spec.platform import Platform, load_platform
+from kopa_gen.language.platform import Platform, load_platform
+from kopa_gen.project import envelope_families
 from tests.conftest import ROOT, repository_project
 
 
 @functools.cache
 def platform(pid: str) -> Platform:
-    loaded, diags = load_platform(ROOT / "specs" / "platforms" / pid / "openapi.yaml", ROOT)
+    loaded, diags = load_platform(
+        ROOT / "specs" / "platforms" / pid / "openapi.yaml", ROOT, envelope_families()
+    )
     assert loaded is not None, [d.render() for d in diags]
     return loaded
 

@@ -9,10 +9,10 @@ import pytest
 from mcp import Client
 
 from kopa_gen.client.validation import SpecValidator
+from kopa_gen.compose import sandbox_client
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.project import Project
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.sandbox.local import sandbox_client
 from tests.conftest import repository_project
 from tests.goldens import WRITTEN, golden_calls
 

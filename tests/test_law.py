@@ -16,12 +16,13 @@ import pytest
 
 from kopa_gen.client.client import PlatformClient
 from kopa_gen.client.errors import PlatformError
+from kopa_gen.compose import SANDBOX_HOST, sandbox_client
+from kopa_gen.language.diagnostics import SpecError
+from kopa_gen.language.kopa import Category
 from kopa_gen.project import load_project
 from kopa_gen.sandbox.config import sandbox_key
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.sandbox.local import SANDBOX_HOST, open_sandbox, sandbox_client
-from kopa_gen.spec.diagnostics import SpecError
-from kopa_gen.spec.kopa import Category
+from kopa_gen.sandbox.local import open_sandbox
 from kopa_gen.world.build import BuiltWorld
 from tests.conftest import repository_project
 from tests.toyspec import spec_copy, write_project

@@ -15,10 +15,10 @@ import yaml
 
 from kopa_gen.compile.build import build
 from kopa_gen.compile.fixtures import compile_fixtures
+from kopa_gen.language.diagnostics import SpecError
 from kopa_gen.policies.base import TaskContext, policy
 from kopa_gen.project import Project, load_project
 from kopa_gen.runtime.session import Session
-from kopa_gen.spec.diagnostics import SpecError
 from kopa_gen.world.build import ensure_world
 from tests.toyspec import write_project
 

@@ -13,11 +13,12 @@ import pytest
 from mcp import Client
 
 from kopa_gen.compile.build import build
+from kopa_gen.compose import sandbox_client
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.mcp.server import build_server, platforms_server
 from kopa_gen.mcp.toolbox import ToolBox
 from kopa_gen.project import load_project
-from kopa_gen.sandbox.local import open_sandbox, sandbox_client
+from kopa_gen.sandbox.local import open_sandbox
 from tests.toyspec import spec_copy, write_project
 
 FIRST, SECOND = "toy_list_fruits", "toy_list_fruits_by_name"

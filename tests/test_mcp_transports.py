@@ -14,10 +14,10 @@ from collections.abc import Iterator
 import pytest
 from mcp import Client, StdioServerParameters
 
+from kopa_gen.compose import sandbox_client
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.project import Project
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.sandbox.local import sandbox_client
 from kopa_gen.world.build import BuiltWorld
 from tests.conftest import ROOT
 

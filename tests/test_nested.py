@@ -22,11 +22,12 @@ import yaml
 from kopa_gen.client.client import Result
 from kopa_gen.client.validation import SpecValidator
 from kopa_gen.compile.build import build
+from kopa_gen.compose import sandbox_client
 from kopa_gen.envelopes import Wire
 from kopa_gen.project import Project, load_project
 from kopa_gen.sandbox.config import sandbox_key
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.sandbox.local import open_sandbox, sandbox_client
+from kopa_gen.sandbox.local import open_sandbox
 from tests.test_broken_specs import SPEC, problems
 from tests.toyspec import write_project
 

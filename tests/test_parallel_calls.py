@@ -8,9 +8,9 @@ import asyncio
 import pytest
 
 from kopa_gen.client.client import PlatformClient
+from kopa_gen.language.platform import Operation
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
-from kopa_gen.spec.platform import Operation
 from kopa_gen.world.build import BuiltWorld
 
 

@@ -6,11 +6,11 @@ import pytest
 import yaml
 
 from kopa_gen.edge.dataset import task_yaml
+from kopa_gen.language.particles import attach_particles, ending, particle
+from kopa_gen.language.task import Task
+from kopa_gen.language.templates import render
+from kopa_gen.language.yamlout import dump_yaml
 from kopa_gen.project import Project
-from kopa_gen.spec.particles import attach_particles, ending, particle
-from kopa_gen.spec.task import Task
-from kopa_gen.spec.templates import render
-from kopa_gen.spec.yamlout import dump_yaml
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ import pytest
 
 from kopa_gen.client.bulk import BulkRows, matches
 from kopa_gen.envelopes.base import JSON
+from kopa_gen.language.kopa import Filter
 from kopa_gen.project import Project
-from kopa_gen.spec.kopa import Filter
 
 from .conftest import repository_project
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from kopa_gen.language.kopa import Filter, Order
+from kopa_gen.language.platform import Operation, Platform
 from kopa_gen.project import Project
 from kopa_gen.sandbox.store import WorldStore, _where, bookmarks, select_rows
-from kopa_gen.spec.kopa import Filter, Order
-from kopa_gen.spec.platform import Operation, Platform
 from kopa_gen.world.build import BuiltWorld, open_world
 
 from .conftest import repository_project

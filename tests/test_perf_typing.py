@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from kopa_gen.compose import sandbox_client
 from kopa_gen.envelopes.base import EnvelopeError, coerce, coerce_rows, dumps, loads, row_type
+from kopa_gen.language.platform import Operation
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.project import Project
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.sandbox.local import sandbox_client
-from kopa_gen.spec.platform import Operation
 
 from .conftest import repository_project
 

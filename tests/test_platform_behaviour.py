@@ -9,11 +9,11 @@ import pytest
 
 from kopa_gen.client.errors import PlatformError
 from kopa_gen.client.live import MissingKeyError, live_client
+from kopa_gen.compose import SANDBOX_HOST, sandbox_client
+from kopa_gen.language.kopa import Category
 from kopa_gen.project import Project
 from kopa_gen.sandbox.config import SandboxConfig, sandbox_key
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.sandbox.local import SANDBOX_HOST, sandbox_client
-from kopa_gen.spec.kopa import Category
 
 
 async def get(sandbox: Sandbox, path: str, **query: str) -> httpx.Response:

@@ -8,7 +8,8 @@ import sqlite3
 
 import pytest
 
-from kopa_gen.sandbox.local import open_sandbox, sandbox_client
+from kopa_gen.compose import sandbox_client
+from kopa_gen.sandbox.local import open_sandbox
 from kopa_gen.world.build import BuiltWorld
 from tests.conftest import repository_project
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_eval
+from kopa_gen.language.task import ANSWER_MODES, AnswerMode, Task
 from kopa_gen.project import Project
-from kopa_gen.spec.task import ANSWER_MODES, AnswerMode, Task
 from kopa_gen.world.build import BuiltWorld
 
 

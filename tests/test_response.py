@@ -10,7 +10,8 @@ import datetime as dt
 import pytest
 from pydantic import ValidationError
 
-from kopa_gen.evaluate.answers import (
+from kopa_gen.evaluate.response import answer_span, score_response
+from kopa_gen.language.answers import (
     Answer,
     DateAnswer,
     ListAnswer,
@@ -18,7 +19,7 @@ from kopa_gen.evaluate.answers import (
     TextAnswer,
     answer_adapter,
 )
-from kopa_gen.evaluate.normalize import (
+from kopa_gen.language.normalize import (
     find_dates,
     find_numbers,
     find_text,
@@ -26,7 +27,6 @@ from kopa_gen.evaluate.normalize import (
     parse_date,
     parse_number,
 )
-from kopa_gen.evaluate.response import answer_span, score_response
 
 YEAR = 2026
 

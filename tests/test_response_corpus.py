@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from kopa_gen.evaluate.answers import answer_adapter
 from kopa_gen.evaluate.response import score_response
+from kopa_gen.language.answers import answer_adapter
 
 CORPUS: list[dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parent / "data" / "response_corpus.yaml").read_text(encoding="utf-8")

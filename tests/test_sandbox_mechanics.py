@@ -10,11 +10,12 @@ import pytest
 
 from kopa_gen.client.client import RetryPolicy
 from kopa_gen.client.errors import PlatformError
+from kopa_gen.compose import sandbox_client
+from kopa_gen.language.kopa import Category
 from kopa_gen.project import Project, load_project
 from kopa_gen.sandbox.config import Faults, SandboxConfig, sandbox_key
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.sandbox.local import open_sandbox, sandbox_client
-from kopa_gen.spec.kopa import Category
+from kopa_gen.sandbox.local import open_sandbox
 from tests.toyspec import write_project
 
 

@@ -13,9 +13,10 @@ import pytest
 import yaml
 
 from kopa_gen.compile.build import build
+from kopa_gen.compose import sandbox_client
 from kopa_gen.envelopes import family_names
 from kopa_gen.project import load_project
-from kopa_gen.sandbox.local import open_sandbox, sandbox_client
+from kopa_gen.sandbox.local import open_sandbox
 from kopa_gen.scaffold import ScaffoldError, new_platform
 from tests.test_declared import REGIONS, world_with
 from tests.toyspec import write_project

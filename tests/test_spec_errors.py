@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from kopa_gen.language.diagnostics import SpecError
 from kopa_gen.project import load_project
-from kopa_gen.spec.diagnostics import SpecError
 from tests.toyspec import spec_copy, write_project
 
 SPEC_FILE = "specs/platforms/toy/openapi.yaml"

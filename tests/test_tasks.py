@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kopa_gen.compile.fixtures import compile_fixtures, run_gold, task_platforms
+from kopa_gen.compile.fixtures import compile_fixtures
+from kopa_gen.gold.run import run_gold, task_platforms
+from kopa_gen.language.diagnostics import Diagnostics, SpecError
+from kopa_gen.language.task import Combine, CombineOp, From, Task, answer_sources
 from kopa_gen.policies.base import TaskContext
 from kopa_gen.policies.reference import Oracle
 from kopa_gen.project import Project, load_project
@@ -16,8 +19,6 @@ from kopa_gen.runtime.answer import derive_answer
 from kopa_gen.runtime.paths import PathError
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
-from kopa_gen.spec.diagnostics import Diagnostics, SpecError
-from kopa_gen.spec.task import Combine, CombineOp, From, Task, answer_sources
 from kopa_gen.world.build import BuiltWorld
 from tests.toyspec import write_project
 

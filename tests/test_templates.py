@@ -9,8 +9,16 @@ from pathlib import Path
 import pytest
 
 from kopa_gen.compile.build import build, check, file_hashes
+from kopa_gen.language.templates import (
+    ASK_KINDS,
+    PATTERNS,
+    SLOTS,
+    SlotError,
+    Template,
+    load_templates,
+    render,
+)
 from kopa_gen.project import Project, load_project
-from kopa_gen.spec.templates import ASK_KINDS, PATTERNS, SLOTS, SlotError, Template, load_templates, render
 from tests.conftest import ROOT
 from tests.toyspec import write_project
 

@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from kopa_gen.client.client import Result
+from kopa_gen.compose import SANDBOX_HOST, sandbox_client
 from kopa_gen.project import Project
 from kopa_gen.sandbox.config import sandbox_key
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.sandbox.local import SANDBOX_HOST, sandbox_client
 from kopa_gen.world.build import BuiltWorld, open_world
 
 

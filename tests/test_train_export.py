@@ -14,9 +14,9 @@ import pytest
 
 from kopa_gen.evaluate.runner import load_fixture
 from kopa_gen.evaluate.submission import SubmitChannel
+from kopa_gen.language.task import Task
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
-from kopa_gen.spec.task import Task
 from kopa_gen.train.contract import AGENT_NAME, load_ground_truth
 from kopa_gen.train.export import ExportError, export, group_key, split_groups
 

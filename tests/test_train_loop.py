@@ -19,10 +19,10 @@ from verl.experimental.agent_loop.tool_parser import FunctionCall
 from verl.tools.tool_registry import load_all_tools
 
 from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_episode
+from kopa_gen.language.task import Task
 from kopa_gen.policies.openai import openai_tools
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
-from kopa_gen.spec.task import Task
 from kopa_gen.train import contract
 from kopa_gen.train import tools as kopa_tools
 from kopa_gen.train.agent_loop import KopaToolAgentLoop

@@ -128,7 +128,7 @@ def test_sft_rows_template_as_the_whole_conversation(tok: Any, tmp_path: Path) -
 
 
 def test_sft_tool_results_are_cut_as_rl_cuts_them(tmp_path: Path) -> None:
-    from kopa_gen.spec.task import Task
+    from kopa_gen.language.task import Task
     from kopa_gen.train.export import sft_messages
 
     long = "가" * 50 + "끝"

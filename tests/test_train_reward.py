@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_episode
+from kopa_gen.language.task import Task
 from kopa_gen.project import Project
-from kopa_gen.spec.task import Task
 from kopa_gen.train import contract
 from kopa_gen.train.reward import compute_score
 from kopa_gen.world.build import BuiltWorld

@@ -16,12 +16,12 @@ import pytest
 from mcp import Client
 
 from kopa_gen.client.client import MAX_URL_CHARS
+from kopa_gen.compose import sandbox_client
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.sandbox.local import sandbox_client
-from kopa_gen.sandbox.paths import PathError, normalize_path
+from kopa_gen.sandbox.paths import WorkspacePathError, normalize_path
 from kopa_gen.world.build import BuiltWorld
 from tests.conftest import ROOT
 
@@ -45,7 +45,7 @@ def test_a_path_is_normalised(given: str, stored: str) -> None:
     ],
 )
 def test_a_path_outside_is_refused(given: str, message: str) -> None:
-    with pytest.raises(PathError) as err:
+    with pytest.raises(WorkspacePathError) as err:
         normalize_path("path", given)
     assert str(err.value) == message
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from kopa_gen.language.world import Table
 from kopa_gen.project import load_project
-from kopa_gen.spec.world import Table
 from kopa_gen.world.build import KEEP, ensure_world
 from kopa_gen.world.registry import GenContext, Row, generator, generators
 from tests.toyspec import WORLD_FILE, write_project

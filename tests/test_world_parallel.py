@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from kopa_gen.language.world import Table
 from kopa_gen.project import Project, load_project
-from kopa_gen.spec.world import Table
 from kopa_gen.world.build import build_into
 from kopa_gen.world.parallel import WORKERS_ENV, WorkersError, world_workers
 from kopa_gen.world.registry import GenContext, Row, generator, generators

@@ -17,8 +17,8 @@ from typing import Any
 
 from kopa_gen.client.errors import ToolArgumentError
 from kopa_gen.envelopes.base import JSON, coerce, row_of
-from kopa_gen.spec.kopa import Filter
-from kopa_gen.spec.platform import Operation
+from kopa_gen.language.kopa import Filter
+from kopa_gen.language.platform import Operation
 
 SEP = "\x00"
 FOUND_CACHE = 256

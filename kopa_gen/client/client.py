@@ -21,8 +21,8 @@ from kopa_gen.client.errors import PlatformError, ToolArgumentError, redact
 from kopa_gen.envelopes import Wire, family
 from kopa_gen.envelopes.base import JSON, EnvelopeError, Parsed, coerce, coerce_rows
 from kopa_gen.envelopes.gateway import parse_gateway
-from kopa_gen.spec.kopa import Category
-from kopa_gen.spec.platform import Operation, Platform
+from kopa_gen.language.kopa import Category
+from kopa_gen.language.platform import Operation, Platform
 
 log = logging.getLogger(__name__)
 

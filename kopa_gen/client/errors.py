@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from kopa_gen.spec.kopa import Category
+from kopa_gen.language.kopa import Category
 
 
 class PlatformError(Exception):

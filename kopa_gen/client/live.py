@@ -6,7 +6,7 @@ import os
 
 from kopa_gen.client.client import PlatformClient
 from kopa_gen.client.errors import MissingKeyError
-from kopa_gen.spec.platform import Platform
+from kopa_gen.language.platform import Platform
 
 __all__ = ["MissingKeyError", "live_client", "require_key"]
 

@@ -15,7 +15,7 @@ from openapi_core import Config, OpenAPI
 from openapi_core.datatypes import RequestParameters
 from werkzeug.datastructures import Headers, ImmutableMultiDict
 
-from kopa_gen.spec.platform import Operation, Platform
+from kopa_gen.language.platform import Operation, Platform
 
 
 @dataclass

@@ -26,9 +26,9 @@ from pydantic import BaseModel
 from kopa_gen import __version__
 from kopa_gen.compile.models import generate_models, model_sources
 from kopa_gen.compile.toolspec import pascal, tool_spec
+from kopa_gen.language.platform import Platform
+from kopa_gen.language.templates import SLOTS, Template
 from kopa_gen.project import Project
-from kopa_gen.spec.platform import Platform
-from kopa_gen.spec.templates import SLOTS, Template
 
 HERE = Path(__file__).parent
 PINNED = ("datamodel-code-generator", "pydantic", "ruff", "jinja2")

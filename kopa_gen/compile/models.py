@@ -13,7 +13,7 @@ from datamodel_code_generator import generate
 from datamodel_code_generator.enums import DataModelType, InputFileType
 from datamodel_code_generator.format import Formatter, PythonVersion
 
-from kopa_gen.spec.platform import Platform
+from kopa_gen.language.platform import Platform
 
 
 def _wire_only(schema: Any) -> Any:

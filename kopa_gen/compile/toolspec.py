@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from kopa_gen.spec.platform import Operation, Param, Platform, tool_params
+from kopa_gen.language.platform import Operation, Param, Platform, tool_params
 
 MEMBER_HINT = (
     "결과는 ZIP 안의 파일 목록이며, member로 고른 파일(기본: 첫 파일)의 내용을 보여 줍니다. 길면 잘린 곳과 이어 읽을 offset을 "

@@ -32,24 +32,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kopa_gen.compile.fixtures import run_gold
 from kopa_gen.edge.probe import coerce, rows_of
 from kopa_gen.edge.signatures import ToolSig, load_signatures
 from kopa_gen.edge.synth import PATTERNS, Builder, Draft, NotInstantiable, Pattern, kept_edges
 from kopa_gen.edge.writer import QueryWriter, TemplateWriter
-from kopa_gen.evaluate.answers import Answer, ListAnswer, NumberAnswer, TextAnswer
 from kopa_gen.evaluate.judge import OpenAIJudge
 from kopa_gen.evaluate.response import score_response
 from kopa_gen.evaluate.runner import EvalConfig, run_episode
+from kopa_gen.gold.run import run_gold
+from kopa_gen.language.answers import Answer, ListAnswer, NumberAnswer, TextAnswer
+from kopa_gen.language.diagnostics import Diagnostics
+from kopa_gen.language.task import From, SystemState, Task
+from kopa_gen.language.yamlout import dump_yaml
 from kopa_gen.policies.reference import UNKNOWN, render_answer
 from kopa_gen.project import Project
 from kopa_gen.runtime.answer import derive_answer
 from kopa_gen.runtime.paths import PathError
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
-from kopa_gen.spec.diagnostics import Diagnostics
-from kopa_gen.spec.task import From, SystemState, Task
-from kopa_gen.spec.yamlout import dump_yaml
 
 EVIDENCE_CHARS = 6000  # executed results shown to the re-solve stage's judge
 

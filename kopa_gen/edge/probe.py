@@ -1,5 +1,5 @@
 """Executing EDGE probes: a chain of tool calls along candidate edges in one fresh Session, each edge's outcome
-classified from the platform's result-code categories (kopa_gen.spec.kopa.Category):
+classified from the platform's result-code categories (kopa_gen.language.kopa.Category):
 
 - success: the consumer answered with data;
 - structural: the call was wrong — arguments rejected, a bad-parameter or auth code, the bound field empty in

@@ -18,11 +18,11 @@ from kopa_gen.edge.junction import PHI, choose_reduction, distinct, field_type, 
 from kopa_gen.edge.probe import coerce, rows_of
 from kopa_gen.edge.scorer import Examples
 from kopa_gen.edge.signatures import ToolSig
-from kopa_gen.evaluate.answers import Answer, ListAnswer, NumberAnswer, TextAnswer
+from kopa_gen.language.answers import Answer, ListAnswer, NumberAnswer, TextAnswer
+from kopa_gen.language.task import Combine, From, GoldCall, GoldStep
 from kopa_gen.runtime.answer import derive_answer
 from kopa_gen.runtime.paths import PathError
 from kopa_gen.runtime.session import Session
-from kopa_gen.spec.task import Combine, From, GoldCall, GoldStep
 
 Pattern = Literal["seq", "fan", "drv", "sem", "cmp", "cond"]
 PATTERNS: tuple[Pattern, ...] = ("seq", "fan", "drv", "sem", "cmp", "cond")

@@ -15,8 +15,8 @@ from typing import Protocol, cast
 
 from kopa_gen.edge.chat import ChatClient
 from kopa_gen.edge.synth import AskKind, Draft
+from kopa_gen.language.templates import Reduction, Template, render
 from kopa_gen.policies.openai import EndpointError
-from kopa_gen.spec.templates import Reduction, Template, render
 
 
 class QueryWriter(Protocol):

@@ -11,8 +11,8 @@ from typing import Any, Literal, Protocol
 
 import orjson
 
-from kopa_gen.spec.kopa import ResultCode
-from kopa_gen.spec.platform import Operation, Platform
+from kopa_gen.language.kopa import ResultCode
+from kopa_gen.language.platform import Operation, Platform
 
 Wire = Literal["json", "xml"]
 JSON = dict[str, Any]

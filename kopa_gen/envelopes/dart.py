@@ -28,8 +28,9 @@ from kopa_gen.envelopes.base import (
     text,
     xml_bytes,
 )
-from kopa_gen.spec.kopa import Category, ResultCode
-from kopa_gen.spec.platform import Operation, Platform, resolve
+from kopa_gen.language.kopa import Category, ResultCode
+from kopa_gen.language.platform import Operation, Platform
+from kopa_gen.language.source import resolve
 
 PAGING = ("page_no", "page_count", "total_count", "total_page")
 STATUS = ("status", "message")

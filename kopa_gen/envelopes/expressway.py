@@ -29,8 +29,8 @@ from kopa_gen.envelopes.base import (
     row_of,
     xml_bytes,
 )
-from kopa_gen.spec.kopa import Category, ResultCode
-from kopa_gen.spec.platform import Operation, Platform
+from kopa_gen.language.kopa import Category, ResultCode
+from kopa_gen.language.platform import Operation, Platform
 
 ROOT = "data"
 

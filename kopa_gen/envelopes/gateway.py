@@ -6,7 +6,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from kopa_gen.envelopes.base import Reply, add, xml_bytes
-from kopa_gen.spec.kopa import ResultCode
+from kopa_gen.language.kopa import ResultCode
 
 ROOT = "OpenAPI_ServiceResponse"
 

@@ -26,8 +26,8 @@ from kopa_gen.envelopes.base import (
     text,
     xml_bytes,
 )
-from kopa_gen.spec.kopa import Category, ResultCode
-from kopa_gen.spec.platform import Operation, Platform
+from kopa_gen.language.kopa import Category, ResultCode
+from kopa_gen.language.platform import Operation, Platform
 
 ROOT = "StanReginCd"
 

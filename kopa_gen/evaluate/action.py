@@ -34,8 +34,6 @@ object, unexpected types, deep nesting) never raise: they simply do not match.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import re
 import unicodedata
@@ -44,7 +42,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Protocol
 
-import orjson
+from kopa_gen.runtime.evidence import covered_rows, row_key
 
 GoldUnit = Mapping[str, Any]
 """One executed gold call as written in a fixture: {id, key, tool, args, compare, paging, alternatives}."""
@@ -160,17 +158,6 @@ def _covers(call: CallLike) -> tuple[int, int] | None:
     return covered_rows(getattr(call, "structured", None))
 
 
-def covered_rows(result: Any) -> tuple[int, int] | None:
-    """The rows [start, end) a list result's page holds, from its page, page size and total; None otherwise."""
-    if not isinstance(result, Mapping):
-        return None
-    page, size, total = result.get("page"), result.get("page_size"), result.get("total_count")
-    if not (isinstance(page, int) and isinstance(size, int) and isinstance(total, int)):
-        return None
-    start = (page - 1) * size
-    return min(start, total), min(start + size, total)
-
-
 def _group(unit: GoldUnit) -> str:
     """Pages of one gold call (and one fan-out item) share the agent calls that read them."""
     return str(unit.get("key", unit.get("id"))).split("@")[0]
@@ -231,18 +218,6 @@ def _turn_lookup(turns: Sequence[Sequence[int]]) -> dict[int, int]:
         for index in turn:
             lookup.setdefault(index, number)
     return lookup
-
-
-def row_key(row: Any, ignore: Sequence[str] = ()) -> str:
-    """A row's identity across queries: the digest of its canonical JSON (the same row returned by a filtered,
-    sorted or larger page has the same key), without the fields its envelope numbers by position (`ignore`)."""
-    if ignore and isinstance(row, Mapping):
-        row = {k: v for k, v in row.items() if k not in ignore}
-    try:
-        data = orjson.dumps(row, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        data = json.dumps(row, ensure_ascii=False, sort_keys=True, default=str).encode()
-    return hashlib.sha256(data).hexdigest()[:16]
 
 
 CallInfo = Mapping[str, Any]

@@ -29,7 +29,7 @@ import yaml
 
 from kopa_gen.evaluate.response import ResponseVerdict, score_submitted, score_text
 from kopa_gen.evaluate.submission import SubmissionError, SubmitChannel
-from kopa_gen.spec.task import Task
+from kopa_gen.language.task import Task
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from kopa_gen.evaluate.action import score_action
 from kopa_gen.evaluate.response import ResponseVerdict, score_submitted, score_text
 from kopa_gen.evaluate.submission import SUBMIT_TOOL, SubmissionError, read_submission
 from kopa_gen.evaluate.typed import Stated
-from kopa_gen.spec.task import AnswerMode, Task
+from kopa_gen.language.task import AnswerMode, Task
 
 
 @dataclass(frozen=True)

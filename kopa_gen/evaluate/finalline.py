@@ -15,17 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kopa_gen.evaluate.answers import (
-    Answer,
-    CodeAnswer,
-    DateAnswer,
-    ItemAnswer,
-    ListAnswer,
-    NumberAnswer,
-    TextAnswer,
-)
 from kopa_gen.evaluate.clauses import CORRECTION as _CORRECTION
-from kopa_gen.evaluate.normalize import find_dates, find_numbers, find_periods, fold, mention_pattern
 from kopa_gen.evaluate.typed import (
     Stated,
     StatedDate,
@@ -35,6 +25,16 @@ from kopa_gen.evaluate.typed import (
     parts,
     unspaced,
 )
+from kopa_gen.language.answers import (
+    Answer,
+    CodeAnswer,
+    DateAnswer,
+    ItemAnswer,
+    ListAnswer,
+    NumberAnswer,
+    TextAnswer,
+)
+from kopa_gen.language.normalize import find_dates, find_numbers, find_periods, fold, mention_pattern
 
 _LABEL = re.compile(
     r"^[ \t>#*+\-]*(?:\*\*|__)?[ \t]*(?:최종[ \t]*(?:답변|정답|답)|final[ \t]+answer)[ \t]*(?:\*\*|__)?[ \t]*[:：]"

@@ -18,8 +18,8 @@ from typing import Any
 
 from kopa_gen.evaluate.response import score_submitted, score_text
 from kopa_gen.evaluate.submission import SubmissionError, SubmitChannel
-from kopa_gen.runtime.functions import to_text
-from kopa_gen.spec.task import AnswerMode, Task
+from kopa_gen.language.functions import to_text
+from kopa_gen.language.task import AnswerMode, Task
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ from typing import Any
 
 import httpx
 
-from kopa_gen.evaluate.answers import Answer
 from kopa_gen.evaluate.corpus import Case
+from kopa_gen.language.answers import Answer
+from kopa_gen.language.task import Task
 from kopa_gen.policies.openai import EndpointDown, EndpointError, bearer, parse_turn, post_chat
-from kopa_gen.spec.task import Task
 
 
 @dataclass(frozen=True)

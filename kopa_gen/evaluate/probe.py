@@ -17,10 +17,10 @@ from typing import Any
 from kopa_gen.evaluate.episode import score_episode
 from kopa_gen.evaluate.runner import load_fixture
 from kopa_gen.evaluate.submission import SUBMIT_TOOL, SubmitChannel
+from kopa_gen.language.task import AnswerMode, Task
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
-from kopa_gen.spec.task import AnswerMode, Task
 
 
 class ProbeError(Exception):

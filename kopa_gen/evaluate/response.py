@@ -35,12 +35,15 @@ from typing import Any, Literal, Protocol, assert_never
 
 from pydantic import Field
 
-from kopa_gen.evaluate.answers import Answer, CodeAnswer, DateAnswer, ListAnswer, NumberAnswer, TextAnswer
 from kopa_gen.evaluate.clauses import Reading, evidence_free, read, sentence_texts, withholds
 from kopa_gen.evaluate.clauses import role_of as clause_role
 from kopa_gen.evaluate.clauses import sentences as clause_sentences
 from kopa_gen.evaluate.finalline import Unread, read_final
-from kopa_gen.evaluate.normalize import (
+from kopa_gen.evaluate.submission import grade_submissions
+from kopa_gen.evaluate.typed import Stated, StatedDate, StatedList, StatedNumber, grade, grade_number, parts
+from kopa_gen.language.answers import Answer, CodeAnswer, DateAnswer, ListAnswer, NumberAnswer, TextAnswer
+from kopa_gen.language.kopa import StrictModel
+from kopa_gen.language.normalize import (
     DateMatch,
     NumberMatch,
     compatible_units,
@@ -51,9 +54,6 @@ from kopa_gen.evaluate.normalize import (
     mention_pattern,
     normalize_text,
 )
-from kopa_gen.evaluate.submission import grade_submissions
-from kopa_gen.evaluate.typed import Stated, StatedDate, StatedList, StatedNumber, grade, grade_number, parts
-from kopa_gen.spec.kopa import StrictModel
 
 Source = Literal["marker", "bold", "message", "final-line", "submission"]
 Decider = Literal["submission", "final-line", "rules", "judge"]

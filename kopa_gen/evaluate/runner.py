@@ -35,12 +35,12 @@ from kopa_gen.evaluate.rundir import (
     write_manifest,
 )
 from kopa_gen.evaluate.submission import SubmitChannel
+from kopa_gen.language.task import AnswerMode, Task
 from kopa_gen.policies.base import Episode, TaskContext, policy
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
 from kopa_gen.runtime.spread import Spread, run_jobs
 from kopa_gen.sandbox.config import SandboxConfig
-from kopa_gen.spec.task import AnswerMode, Task
 from kopa_gen.world.build import ensure_world
 
 

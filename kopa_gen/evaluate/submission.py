@@ -1,6 +1,6 @@
 """The committed answer channel: a `submit_answer` tool offered in every episode, typed by the task's answer.
 
-Its input schema follows the answer kind (kopa_gen/evaluate/answers.py):
+Its input schema follows the answer kind (kopa_gen/language/answers.py):
 
     number   {"answer": <number>, "unit": "<단위>"}          unit required when the gold has one
     text     {"answer": "<name>"}
@@ -24,7 +24,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kopa_gen.evaluate.answers import Answer, ItemAnswer, ListAnswer, NumberAnswer
 from kopa_gen.evaluate.typed import (
     Graded,
     Stated,
@@ -36,7 +35,8 @@ from kopa_gen.evaluate.typed import (
     grade,
     precision_of,
 )
-from kopa_gen.runtime.functions import maybe_number, plain_number, to_text
+from kopa_gen.language.answers import Answer, ItemAnswer, ListAnswer, NumberAnswer
+from kopa_gen.language.functions import maybe_number, plain_number, to_text
 
 SUBMIT_TOOL = "submit_answer"
 """The tool's name, the same in eval, MCP and training."""

@@ -3,7 +3,7 @@
 Both answer channels end here: a `submit_answer` call (kopa_gen/evaluate/submission.py) and, in text mode, the
 reply's `최종 답:` line (kopa_gen/evaluate/finalline.py) are read into a `Stated` value first; `grade` then decides.
 
-- number: the stated value and the gold are scaled to their unit's dimension (kopa_gen/evaluate/units.py:
+- number: the stated value and the gold are scaled to their unit's dimension (kopa_gen/language/units.py:
   천원, 억원 for 원; 곳, 명 for 개) and must be equal, within the task's declared `tolerance` / `rel_tolerance`, or
   be the gold rounded to the precision the value is written in and within 0.1% of it ('1,543억 원' for
   154,329,557,000원; not '930' for 927.8). A unit of another dimension or an unknown unit fails.
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, assert_never
 
-from kopa_gen.evaluate.answers import (
+from kopa_gen.language.answers import (
     Answer,
     CodeAnswer,
     DateAnswer,
@@ -36,8 +36,8 @@ from kopa_gen.evaluate.answers import (
     TextAnswer,
     code_key,
 )
-from kopa_gen.evaluate.normalize import normalize_text
-from kopa_gen.evaluate.units import parse_unit
+from kopa_gen.language.normalize import normalize_text
+from kopa_gen.language.units import parse_unit
 
 ROUNDING_SHARE = Decimal("0.001")
 """A value rounded as written passes only within this share of the gold (0.1%)."""

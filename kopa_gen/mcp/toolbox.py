@@ -36,7 +36,7 @@ class ToolOutcome:
     text: str
     structured: dict[str, Any] | None = None
     error_code: str | None = None
-    # The result-code category of a failure (kopa_gen.spec.kopa.Category values): structural ones (bad_param,
+    # The result-code category of a failure (kopa_gen.language.kopa.Category values): structural ones (bad_param,
     # no_data, auth) mean the call was wrong, environmental ones (quota, rate, server) that it may work later.
     category: str | None = None
 

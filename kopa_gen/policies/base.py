@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from kopa_gen.language.task import AnswerMode, Task
 from kopa_gen.plugins import import_all
 from kopa_gen.runtime.session import Session
-from kopa_gen.spec.task import AnswerMode, Task
 
 # "infrastructure": the model endpoint was down (see openai.EndpointDown); the runner retries such episodes
 StopReason = Literal["answered", "budget", "timeout", "error", "max_turns", "infrastructure"]

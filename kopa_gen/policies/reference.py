@@ -34,14 +34,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kopa_gen.language.functions import to_text
+from kopa_gen.language.pathsyntax import Extreme, Filter, Lit, Path, parse
+from kopa_gen.language.task import EACH, AnswerMode, From, GoldCall, Task, Template
 from kopa_gen.policies.base import Episode, TaskContext, register, system_prompt
 from kopa_gen.runtime.answer import answer_pool, derive_answer, reference_pool
 from kopa_gen.runtime.chain import Walk, Walker, walk_chain
-from kopa_gen.runtime.functions import to_text
 from kopa_gen.runtime.paths import PathError
-from kopa_gen.runtime.pathsyntax import Extreme, Filter, Lit, Path, parse
 from kopa_gen.runtime.session import Session
-from kopa_gen.spec.task import EACH, AnswerMode, From, GoldCall, Task, Template
 
 UNKNOWN = "최종 답: 알 수 없습니다."
 DONE = "작업 공간에 결과를 남겼습니다."

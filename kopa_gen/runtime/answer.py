@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, assert_never
 
-from kopa_gen.runtime.functions import to_text
+from kopa_gen.language.functions import to_text
+from kopa_gen.language.task import Combine, From, Template, answer_sources
 from kopa_gen.runtime.paths import PathError, api_number, evaluate, plain_number, pool
-from kopa_gen.spec.task import Combine, From, Template, answer_sources
 
 __all__ = [
     "answer_pool",

@@ -17,11 +17,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kopa_gen.language.task import EACH, From, GoldCall, Task, Template
 from kopa_gen.project import Project
 from kopa_gen.runtime.answer import arg_value, reference_pool, source_value
 from kopa_gen.runtime.paths import PathError, select
 from kopa_gen.runtime.session import Session
-from kopa_gen.spec.task import EACH, From, GoldCall, Task, Template
 
 
 @dataclass(frozen=True)
@@ -89,8 +89,8 @@ def is_write(project: Project, tool: str) -> bool:
 def coerce(project: Project, tool: str, name: str, value: Any) -> Any:
     """A referenced value in the type the argument takes (results carry numbers as strings and the path
     language hands numbers on as numbers): text for a string argument, an int for an integer one."""
-    from kopa_gen.runtime.functions import to_text
-    from kopa_gen.spec.platform import tool_params
+    from kopa_gen.language.functions import to_text
+    from kopa_gen.language.platform import tool_params
 
     platform = project.platform_of(tool)
     kind = next(

@@ -12,7 +12,7 @@
     rows[*].clpr                           every row's field
     [result.total_count=@max].each.name    a fan-out's results (see docs/tasks.md): filters on a sub-path
     max(rows[*].clpr)  =  rows[*].clpr | max        a function, written around its input or after a pipe
-    record.adres | words(0, 3)             functions chain left to right (kopa_gen/runtime/functions.py)
+    record.adres | words(0, 3)             functions chain left to right (kopa_gen/language/functions.py)
 
 Field names may be in any script (Korean XML tags included). Filter values are raw text up to the closing
 bracket ('주당 현금배당금(원)' needs no quotes) or quoted. A path that selects several values where one is
@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from kopa_gen.runtime import functions as fn
-from kopa_gen.runtime.functions import PathError, api_number, maybe_number, plain_number
-from kopa_gen.runtime.pathsyntax import (
+from kopa_gen.language import functions as fn
+from kopa_gen.language.functions import PathError, api_number, maybe_number, plain_number
+from kopa_gen.language.pathsyntax import (
     All,
     Call,
     Expr,
@@ -283,7 +283,7 @@ def pool(result: Any, path: str, env: Env | None = None) -> list[Any]:
 
 @dataclass(frozen=True)
 class FilterUse:
-    """One `[field=literal]` filter as it met a list: what the lint weighs (kopa_gen/compile/lint.py)."""
+    """One `[field=literal]` filter as it met a list: what the lint weighs (kopa_gen/gold/lint.py)."""
 
     field: str
     op: str

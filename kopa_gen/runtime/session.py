@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kopa_gen.client.client import PlatformClient, RetryPolicy
+from kopa_gen.compose import platform_client
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome
 from kopa_gen.project import Project
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.sandbox.emulator import Sandbox
 from kopa_gen.sandbox.episode import digest
-from kopa_gen.sandbox.local import open_sandbox, platform_client
+from kopa_gen.sandbox.local import open_sandbox
 
 
 @functools.cache

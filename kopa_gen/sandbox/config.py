@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kopa_gen.spec.platform import Platform, generated_key
+from kopa_gen.language.platform import Platform, generated_key
 
 
 class Faults(BaseModel):

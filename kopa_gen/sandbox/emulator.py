@@ -30,15 +30,15 @@ from starlette.types import Receive, Scope, Send
 from kopa_gen.envelopes import Page, Reply, Wire, family
 from kopa_gen.envelopes.base import add_row, coerce_rows, row_type, xml_bytes
 from kopa_gen.envelopes.gateway import render_gateway
+from kopa_gen.language.kopa import Category, ResultCode, Span
+from kopa_gen.language.platform import Operation, Param, Platform
+from kopa_gen.language.world import WORLD_TABLE, EpisodeTable
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.sandbox.episode import EpisodeStore
 from kopa_gen.sandbox.limits import FaultPlan, Meter
 from kopa_gen.sandbox.nested import with_sublists
-from kopa_gen.sandbox.paths import PathError, normalize_params
+from kopa_gen.sandbox.paths import WorkspacePathError, normalize_params
 from kopa_gen.sandbox.store import WorldStore
-from kopa_gen.spec.kopa import Category, ResultCode, Span
-from kopa_gen.spec.platform import Operation, Param, Platform
-from kopa_gen.spec.world import WORLD_TABLE, EpisodeTable
 
 HTTP_FAULTS = {
     "http_500": (500, "Internal Server Error"),
@@ -143,7 +143,7 @@ class Sandbox:
             return say(answers.server)
         try:
             params = normalize_params(op, params)
-        except PathError as exc:
+        except WorkspacePathError as exc:
             # only kopa-gen's own platforms declare paths, so the answer may say exactly what is wrong
             result = platform.code(answers.bad_value or answers.invalid_param)
             if result.gateway:

@@ -10,9 +10,9 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kopa_gen.language.kopa import Filter, Order
+from kopa_gen.language.world import EpisodeTable, column_sql
 from kopa_gen.sandbox.store import count_rows, select_children, select_rows
-from kopa_gen.spec.kopa import Filter, Order
-from kopa_gen.spec.world import EpisodeTable, column_sql
 
 
 class EpisodeStore:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from kopa_gen.spec.kopa import Nested, Order
-from kopa_gen.spec.nested import columns as item_columns
+from kopa_gen.language.kopa import Nested, Order
+from kopa_gen.language.nested import columns as item_columns
 
 Row = dict[str, Any]
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Mapping
 
-from kopa_gen.spec.platform import Operation
+from kopa_gen.language.platform import Operation
 
 PATH_FORMAT = "path"
 
 
-class PathError(ValueError):
+class WorkspacePathError(ValueError):
     """A path argument the workspace refuses; the message names the argument and the reason."""
 
 
@@ -22,21 +22,23 @@ def normalize_path(name: str, value: str, prefix: bool = False) -> str:
     """`value` with `.`, `..` and repeated slashes resolved. A prefix (a folder to list) keeps its final slash and
     may be empty (the whole workspace); a file path may not."""
     if value.startswith("/"):
-        raise PathError(f"{name}: {value!r} starts with '/'; paths are relative to the workspace root")
+        raise WorkspacePathError(
+            f"{name}: {value!r} starts with '/'; paths are relative to the workspace root"
+        )
     resolved = posixpath.normpath(value) if value else "."
     if resolved == ".." or resolved.startswith("../"):
-        raise PathError(f"{name}: {value!r} leads outside the workspace (above its root)")
+        raise WorkspacePathError(f"{name}: {value!r} leads outside the workspace (above its root)")
     if resolved == ".":
         if prefix:
             return ""
-        raise PathError(f"{name}: {value!r} names the workspace root, not a file")
+        raise WorkspacePathError(f"{name}: {value!r} names the workspace root, not a file")
     if prefix and value.endswith("/"):
         resolved += "/"
     return resolved
 
 
 def normalize_params(op: Operation, params: Mapping[str, str]) -> dict[str, str]:
-    """The request parameters with every `format: path` value normalised; PathError for one that escapes. A
+    """The request parameters with every `format: path` value normalised; WorkspacePathError for one that escapes. A
     parameter that filters by prefix is a folder, the others are files."""
     out = dict(params)
     filters = op.kopa.source.filters if op.kopa.source is not None else []

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kopa_gen.spec.kopa import Filter, Order
+from kopa_gen.language.kopa import Filter, Order
 
 
 def _where(filters: Sequence[Filter], values: Mapping[str, str]) -> tuple[str, list[Any]]:

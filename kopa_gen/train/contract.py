@@ -23,10 +23,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kopa_gen.evaluate.answers import answer_adapter
 from kopa_gen.evaluate.submission import SUBMIT_TOOL, SubmitChannel
+from kopa_gen.language.answers import answer_adapter
+from kopa_gen.language.task import AnswerMode, Task
 from kopa_gen.runtime.session import CallRecord
-from kopa_gen.spec.task import AnswerMode, Task
 
 AGENT_NAME = "kopa_tool_agent"
 

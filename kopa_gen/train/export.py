@@ -30,11 +30,11 @@ from typing import Any, Literal
 from kopa_gen.client.errors import redact
 from kopa_gen.evaluate.runner import EvalConfig, run_episode, secrets, selected
 from kopa_gen.evaluate.submission import SUBMIT_TOOL
+from kopa_gen.language.task import Task
 from kopa_gen.policies.base import system_prompt
 from kopa_gen.policies.openai import openai_tools
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import frozen_tools
-from kopa_gen.spec.task import Task
 from kopa_gen.train.contract import (
     AGENT_NAME,
     TOOL_CHARS,

@@ -25,9 +25,9 @@ from verl.utils.dataset.rl_dataset import RLHFDataset
 from verl.workers.rollout.replica import TokenOutput
 
 from kopa_gen.evaluate.submission import SUBMIT_TOOL
+from kopa_gen.language.task import Task
 from kopa_gen.policies.base import system_prompt
 from kopa_gen.project import Project
-from kopa_gen.spec.task import Task
 from kopa_gen.train import contract
 from kopa_gen.train import tools as kopa_tools
 from kopa_gen.train.agent_loop import SANDBOX_THREADS, KopaToolAgentLoop, write_agent_loop_config

@@ -31,10 +31,10 @@ from verl.tools.schemas import (
 )
 
 from kopa_gen.evaluate.submission import SUBMIT_TOOL
+from kopa_gen.language.yamlout import dump_yaml
 from kopa_gen.policies.openai import openai_tools
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session, frozen_tools
-from kopa_gen.spec.yamlout import dump_yaml
 from kopa_gen.train import contract
 from kopa_gen.train.offload import run_on
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import hashlib
-import itertools
 import os
 import shutil
 import sqlite3
@@ -21,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kopa_gen.cache import cache_dir
-from kopa_gen.spec.world import WORLD_TABLE, WORLD_TABLE_SQL, Table, WorldSpec
-from kopa_gen.world.declared import declared_rows, derive
+from kopa_gen.language.world import WORLD_TABLE, WORLD_TABLE_SQL, Table, WorldSpec
+from kopa_gen.world.fill import create_table, fill_table
 from kopa_gen.world.parallel import Builders, world_workers
-from kopa_gen.world.registry import DATA, SHARES, GenContext, Generator, generators
+from kopa_gen.world.registry import DATA, SHARES, GenContext, generators
 
 GENERATORS = Path(__file__).parent / "generators"
 MANIFEST = "_kopa_tables"
@@ -43,6 +42,7 @@ def code_hash() -> str:
             Path(__file__).with_name("registry.py"),
             Path(__file__).with_name("declared.py"),
             Path(__file__).with_name("draws.py"),
+            Path(__file__).with_name("fill.py"),
         ]
     ):
         h.update(path.name.encode())
@@ -131,7 +131,7 @@ def create_schema(db: sqlite3.Connection, spec: WorldSpec) -> None:
     """Tables (empty) and views; enough to know every column a platform can bind to."""
     create_world_table(db, spec.seed, spec.today)
     for table in spec.tables:
-        _create(db, table)
+        create_table(db, table)
     for view in spec.views:
         db.execute(f'CREATE VIEW "{view.name}" AS {view.sql}')
 
@@ -209,7 +209,7 @@ def _build(spec: WorldSpec, seed: int, path: Path, progress: Progress, builders:
     if builders is not None and len(stale) > 1:
         for table in spec.tables:  # empty until its job returns: a job reading it early runs again after it
             if table.name in stale:
-                _create(db, table)
+                create_table(db, table)
         db.commit()
         db.execute("PRAGMA journal_mode=WAL")  # the workers read while finished jobs' rows are copied in
 
@@ -243,12 +243,6 @@ def _build(spec: WorldSpec, seed: int, path: Path, progress: Progress, builders:
     db.close()
     if not stale:
         progress("  world: every table reused")
-
-
-def _create(db: sqlite3.Connection, table: Table) -> None:
-    db.execute(f'DROP TABLE IF EXISTS main."{table.name}"')
-    cols = ", ".join(f'"{c.name}" {c.type.upper()}' for c in table.columns)
-    db.execute(f'CREATE TABLE main."{table.name}" ({cols})')
 
 
 def stale_tables(
@@ -286,52 +280,6 @@ def _index_column(spec: str) -> str:
     if direction.strip().upper() not in ("", "ASC", "DESC"):
         raise ValueError(f"index column {spec!r}: only ' ASC' or ' DESC' may follow the name")
     return f'"{name}" {direction.strip().upper()}'.strip()
-
-
-Gate = Callable[[str, str | None], bool]
-"""May a generator read this table (name, schema)? A parallel job may not read a table the world lacks yet."""
-
-
-def fill_table(
-    db: sqlite3.Connection,
-    ctx: GenContext,
-    table: Table,
-    registry: dict[str, Generator],
-    gate: Gate | None = None,
-) -> set[str]:
-    """Create `table` (again) in `db`'s main schema and insert its rows; return the other tables it read
-    (SQLite's authorizer sees every read; `gate` may refuse one, which fails the statement reading it)."""
-    _create(db, table)
-    gen = registry[table.generator] if table.generator else declared_rows
-    marks = ", ".join("?" for _ in table.columns)
-    sql = f'INSERT INTO "{table.name}" VALUES ({marks})'
-    reads: set[str] = set()
-
-    def watch(
-        action: int, arg1: str | None, arg2: str | None, db_name: str | None, source: str | None
-    ) -> int:
-        if action == sqlite3.SQLITE_READ and arg1 and arg1 != table.name and not arg1.startswith("sqlite_"):
-            if gate is not None and not gate(arg1, db_name):
-                return sqlite3.SQLITE_DENY
-            reads.add(arg1)
-        return sqlite3.SQLITE_OK
-
-    db.set_authorizer(watch)
-    try:
-        if table.query is not None and table.generator is None:  # inside SQLite: no row goes through Python
-            db.execute(f'INSERT INTO "{table.name}" {table.query}')
-        else:
-            rows = iter(gen(ctx, table))
-            while batch := list(itertools.islice(rows, 20000)):
-                db.executemany(sql, batch)
-        if table.generator is None:
-            derive(db, table, ctx.seed, ctx.today)
-    except Exception as exc:
-        exc.add_note(f"while building world table {table.name!r}")
-        raise
-    finally:
-        db.set_authorizer(None)
-    return reads
 
 
 def open_world(path: Path) -> sqlite3.Connection:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any
 
-from kopa_gen.spec.world import Column, ColumnGen, Table, by_key
+from kopa_gen.language.world import Column, ColumnGen, Table, by_key
 from kopa_gen.world.draws import Picker, below
 from kopa_gen.world.registry import DATA, GenContext, Row
 

@@ -24,7 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kopa_gen.spec.world import Table, WorldSpec
+from kopa_gen.language.world import Table, WorldSpec
+from kopa_gen.world.fill import fill_table
 from kopa_gen.world.registry import SHARES
 
 WORKERS_ENV = "KOPA_GEN_WORLD_WORKERS"
@@ -126,7 +127,6 @@ def _start(spec: WorldSpec, seed: int, world: str, scratch: str) -> None:
 def _run(job: Job, attempt: int, ready: frozenset[str], pending: frozenset[str]) -> Done | NotReady:
     """Fill the job's tables into a fresh scratch file, reading the rest from the world. `pending`: stale tables
     the world does not have yet; `ready`: those of them it has now."""
-    from kopa_gen.world.build import fill_table
     from kopa_gen.world.registry import GenContext, generators
 
     assert _SPEC is not None, "worker started without a spec"

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kopa_gen.language.world import Table
 from kopa_gen.plugins import import_all
-from kopa_gen.spec.world import Table
 
 DATA = Path(__file__).parent / "data"
 

@@ -21,10 +21,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kopa_gen.spec.diagnostics import Diagnostics
-from kopa_gen.spec.kopa import Filter, Order, Source
-from kopa_gen.spec.platform import Operation, Platform
-from kopa_gen.spec.world import (
+from kopa_gen.language.diagnostics import Diagnostics
+from kopa_gen.language.kopa import Filter, Order, Source
+from kopa_gen.language.platform import Operation, Platform
+from kopa_gen.language.world import (
     WORLD_TABLE,
     WORLD_TABLE_SQL,
     Column,

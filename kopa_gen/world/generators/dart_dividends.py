@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kopa_gen.spec.world import Table
+from kopa_gen.language.world import Table
 from kopa_gen.world.generators.dart_corps import Corp
 from kopa_gen.world.generators.dart_disclosure import annual_reports, num, period_end
 from kopa_gen.world.generators.dart_market import market

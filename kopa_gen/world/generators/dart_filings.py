@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 
-from kopa_gen.spec.world import Table
+from kopa_gen.language.world import Table
 from kopa_gen.world.generators.dart_corps import SIZE_BIG, SIZE_SMALL, Corp
 from kopa_gen.world.generators.dart_disclosure import FIRST_DAY, ReceiptBook, day_key, weekday
 from kopa_gen.world.generators.dart_market import market

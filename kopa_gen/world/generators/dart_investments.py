@@ -8,7 +8,7 @@ import datetime as dt
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kopa_gen.spec.world import Table
+from kopa_gen.language.world import Table
 from kopa_gen.world.generators.dart_corps import SIZE_BIG, SIZE_MID, SIZE_SMALL
 from kopa_gen.world.generators.dart_disclosure import num
 from kopa_gen.world.generators.dart_market import market

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kopa_gen.spec.world import Table
+from kopa_gen.language.world import Table
 from kopa_gen.world.generators.dart_disclosure import num
 from kopa_gen.world.generators.dart_market import market
 from kopa_gen.world.registry import GenContext, Row, generator

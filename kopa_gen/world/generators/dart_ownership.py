@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 
-from kopa_gen.spec.world import Table
+from kopa_gen.language.world import Table
 from kopa_gen.world.generators.dart_corps import Corp, Snapshot
 from kopa_gen.world.generators.dart_disclosure import num, pct, period_end
 from kopa_gen.world.generators.dart_market import market

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kopa_gen.spec.world import Table
+from kopa_gen.language.world import Table
 from kopa_gen.world.registry import GenContext, Row, generator
 
 CASH_SHARE = 0.24  # cash and equivalents as a share of current assets (dart_fs_cells uses the same constant)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 
-from kopa_gen.spec.world import Table
+from kopa_gen.language.world import Table
 from kopa_gen.world.generators.dart_corps import SIZE_BIG, SIZE_MID, Officer
 from kopa_gen.world.generators.dart_disclosure import annual_reports, num, period_end
 from kopa_gen.world.generators.dart_market import market

@@ -11,7 +11,7 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
-from kopa_gen.spec.world import Table
+from kopa_gen.language.world import Table
 from kopa_gen.world.registry import GenContext, Row, generator
 
 # reprt_code -> (years after the business year, month) of filing

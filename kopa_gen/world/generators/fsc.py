@@ -16,7 +16,7 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from kopa_gen.spec.world import Table
+from kopa_gen.language.world import Table
 from kopa_gen.world.generators.companies import person
 from kopa_gen.world.registry import GenContext, Row, generator
 

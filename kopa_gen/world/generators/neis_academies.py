@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from kopa_gen.spec.world import Table
+from kopa_gen.language.world import Table
 from kopa_gen.world.draws import Picker, below
 from kopa_gen.world.generators.neis_calendar import last_day, ymd
 from kopa_gen.world.generators.neis_places import Place, building_number, load_places, road_name, stem

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kopa_gen.spec.world import Table
+from kopa_gen.language.world import Table
 from kopa_gen.world.generators.neis_codes import LEVELS
 from kopa_gen.world.registry import GenContext, Row, generator
 

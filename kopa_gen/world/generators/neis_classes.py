@@ -7,7 +7,7 @@ import datetime as dt
 import random
 from collections.abc import Iterator, Mapping, Sequence
 
-from kopa_gen.spec.world import Table
+from kopa_gen.language.world import Table
 from kopa_gen.world.generators.neis_calendar import ymd
 from kopa_gen.world.generators.neis_codes import DAY
 from kopa_gen.world.registry import GenContext, Row, generator

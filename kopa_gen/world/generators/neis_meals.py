@@ -7,7 +7,7 @@ import random
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from kopa_gen.spec.world import Table
+from kopa_gen.language.world import Table
 from kopa_gen.world.generators.neis_codes import LEVELS
 from kopa_gen.world.registry import GenContext, Row, generator
 

@@ -7,7 +7,7 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from kopa_gen.spec.world import Table
+from kopa_gen.language.world import Table
 from kopa_gen.world.draws import below
 from kopa_gen.world.generators.neis_codes import LEVEL_OF_KIND, LEVELS, level_of
 from kopa_gen.world.generators.neis_school_maker import Office, School, SchoolMaker, national_english

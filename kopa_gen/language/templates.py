@@ -37,10 +37,10 @@ import jinja2
 import jinja2.meta
 from pydantic import Field, ValidationInfo, field_validator
 
-from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
-from kopa_gen.spec.kopa import StrictModel
-from kopa_gen.spec.particles import attach_particles
-from kopa_gen.spec.source import Loc, Source, YamlError, load_yaml, validate_model
+from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
+from kopa_gen.language.kopa import StrictModel
+from kopa_gen.language.particles import attach_particles
+from kopa_gen.language.source import Loc, Source, YamlError, load_yaml, validate_model
 
 Pattern = Literal["seq", "fan", "drv", "sem", "cmp", "cond"]
 AskKind = Literal["count", "value", "max", "min", "sum", "list", "diff", "argmax", "argmin"]
@@ -145,7 +145,7 @@ def slot_names(text: str) -> set[str]:
 def render(text: str, **slots: str) -> str:
     """Fill a template text. Every slot it uses must be given (an empty string is fine); runs of whitespace
     collapse to one space, so an empty slot leaves no gap; particles written in both forms (`을(를)`) take the
-    form that fits the word before them (kopa_gen.spec.particles)."""
+    form that fits the word before them (kopa_gen.language.particles)."""
     template, used = _compiled(text)
     missing = sorted(used - slots.keys())
     if missing:

@@ -21,11 +21,11 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
-from kopa_gen.spec.kopa import Match, Source, StrictModel
-from kopa_gen.spec.source import Loc, YamlError, load_yaml, validate_model
-from kopa_gen.spec.source import Source as YamlSource
-from kopa_gen.spec.world import ColumnGen
+from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
+from kopa_gen.language.kopa import Match, Source, StrictModel
+from kopa_gen.language.source import Loc, YamlError, load_yaml, resolve, validate_model
+from kopa_gen.language.source import Source as YamlSource
+from kopa_gen.language.world import ColumnGen
 
 JSON = dict[str, Any]
 NAME = r"^[^\W\d]\w*$"  # a parameter or field name: letters of any script, digits, _
@@ -207,8 +207,6 @@ class _Expansion:
                 self._write(dataset, j, catalog, src)
 
     def _shared_names(self, catalog: Catalog, src: YamlSource) -> set[str]:
-        from kopa_gen.spec.platform import resolve  # the platform loader imports this module
-
         names: set[str] = set()
         for k, param in enumerate(catalog.defaults.parameters):
             if "$ref" in param:

@@ -21,15 +21,15 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from kopa_gen.evaluate.answers import Answer, DateAnswer, ListAnswer, NumberAnswer, TextAnswer
-from kopa_gen.evaluate.normalize import find_dates, find_numbers, normalize_text
+from kopa_gen.language.answers import Answer, DateAnswer, ListAnswer, NumberAnswer, TextAnswer
+from kopa_gen.language.functions import first_number, maybe_number, to_date, to_text
+from kopa_gen.language.normalize import find_dates, find_numbers, normalize_text
+from kopa_gen.language.platform import tool_params
+from kopa_gen.language.task import EACH, From, GoldCall, Task, Template, answer_sources, arg_sources
 from kopa_gen.project import Project
 from kopa_gen.runtime.answer import source_value
 from kopa_gen.runtime.chain import Problem, Walk, is_write
-from kopa_gen.runtime.functions import first_number, maybe_number, to_date, to_text
 from kopa_gen.runtime.paths import PathError, filter_uses
-from kopa_gen.spec.platform import tool_params
-from kopa_gen.spec.task import EACH, From, GoldCall, Task, Template, answer_sources, arg_sources
 
 Loc = tuple[str | int, ...]
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kopa_gen.spec.diagnostics import Diagnostic
-from kopa_gen.spec.kopa import Nested
-from kopa_gen.spec.source import Loc
+from kopa_gen.language.diagnostics import Diagnostic
+from kopa_gen.language.kopa import Nested
+from kopa_gen.language.source import Loc
 
 JSON = dict[str, Any]
 Diag = Callable[[Loc, str], Diagnostic]

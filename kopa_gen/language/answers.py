@@ -12,10 +12,10 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter, field_validator, model_validator
 
-from kopa_gen.evaluate.normalize import fold as normalize_fold
-from kopa_gen.evaluate.normalize import normalize_text
-from kopa_gen.evaluate.units import parse_unit
-from kopa_gen.spec.kopa import StrictModel
+from kopa_gen.language.kopa import StrictModel
+from kopa_gen.language.normalize import fold as normalize_fold
+from kopa_gen.language.normalize import normalize_text
+from kopa_gen.language.units import parse_unit
 
 
 class NumberAnswer(StrictModel):
@@ -40,7 +40,7 @@ class NumberAnswer(StrictModel):
     )
     unit: str | None = Field(
         default=None,
-        description="Unit such as '원', '%', '개', 'kcal' (kopa_gen/evaluate/units.py has the table). A submission "
+        description="Unit such as '원', '%', '개', 'kcal' (kopa_gen/language/units.py has the table). A submission "
         "must give a unit of the same dimension (천원, 억원 for 원; 곳, 명 for 개); a prose reply need not state "
         "one, but a unit it states must name the same quantity ('1,446달러' fails for 원).",
     )
@@ -50,7 +50,7 @@ class NumberAnswer(StrictModel):
     def _known_unit(cls, v: str | None) -> str | None:
         if v is not None and parse_unit(v) is None:
             raise ValueError(
-                f"unknown unit {v!r}; use a unit of kopa_gen/evaluate/units.py (원, 천원, %, %p, 개, 명, kcal, ...)"
+                f"unknown unit {v!r}; use a unit of kopa_gen/language/units.py (원, 천원, %, %p, 개, 명, kcal, ...)"
             )
         return v
 

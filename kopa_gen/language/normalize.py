@@ -16,7 +16,7 @@ Numbers (`find_numbers`, `parse_number`)
     negative), '△' or '▼' (accounting negative, a space allowed after) give a negative; '+' and '▲' positive.
     After the number, '여' ('2만여') and one unit from `UNITS` (optionally after one space; a one-letter unit after
     a space must end its word or take a particle: '6 명이', not '3 인천') are taken as part of the match; '$', 'US$',
-    '₩', 'KRW', 'USD' before it are units too; kopa_gen/evaluate/units.py says which name the same quantity. A number
+    '₩', 'KRW', 'USD' before it are units too; kopa_gen/language/units.py says which name the same quantity. A number
     whose unit is followed by '당' is a per-unit phrase ('1주당'). `precision` is the place value of the last
     written significant digit ('310.6조' 10^11), for rounding.
     Digit strings with a leading zero ('005930', '02') are identifiers, never numbers; '제3조' is article 3.
@@ -46,7 +46,7 @@ import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal
 
-from kopa_gen.evaluate import units
+from kopa_gen.language import units
 
 # Full-width ASCII (U+FF01..U+FF5E) to ASCII and the ideographic space to a space; nothing else changes.
 _WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
@@ -65,7 +65,7 @@ def fold(text: str) -> str:
 
 # ---------------------------------------------------------------------------------------------- numbers
 
-# Words read as a number's unit in prose: every unit of kopa_gen/evaluate/units.py but the one-letter Latin ones
+# Words read as a number's unit in prose: every unit of kopa_gen/language/units.py but the one-letter Latin ones
 # that are mostly something else ('3 m', '2 h', '5 t'), plus ranks and calendar words, which make a number no amount.
 _UNIT_WORDS = (
     *(w for w in units.UNIT_WORDS if len(w) > 1 or not w.isascii() or w in "%$p"),
@@ -76,7 +76,7 @@ UNITS: tuple[str, ...] = tuple(sorted(set(_UNIT_WORDS), key=len, reverse=True))
 
 
 def unit_family(unit: str) -> str:
-    """The dimension a unit word names (kopa_gen/evaluate/units.py), or the word itself when unknown."""
+    """The dimension a unit word names (kopa_gen/language/units.py), or the word itself when unknown."""
     return units.dimension(unit) or ""
 
 

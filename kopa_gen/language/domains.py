@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
-from kopa_gen.spec.kopa import Domains
-from kopa_gen.spec.source import YamlError, load_yaml, validate_model
+from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
+from kopa_gen.language.kopa import Domains
+from kopa_gen.language.source import YamlError, load_yaml, validate_model
 
 FILE = Path("specs") / "domains.yaml"
 

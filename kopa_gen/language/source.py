@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
+from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
 
 Loc = tuple[str | int, ...]
 M = TypeVar("M", bound=BaseModel)
@@ -147,3 +147,16 @@ def _explain(err: Any) -> str:
     if kind == "missing":
         return "required field is missing"
     return str(err["msg"]).removeprefix("Value error, ")
+
+
+def resolve(doc: Any, ref: str) -> Any:
+    """Follow a local JSON pointer (`#/components/schemas/X`)."""
+    if not ref.startswith("#/"):
+        raise KeyError(f"only local $ref are supported, got {ref!r}")
+    node: Any = doc
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or part not in node:
+            raise KeyError(ref)
+        node = node[part]
+    return node

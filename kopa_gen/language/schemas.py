@@ -8,11 +8,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from kopa_gen.spec.catalog import Catalog
-from kopa_gen.spec.kopa import Domains, OperationKopa, PlatformKopa
-from kopa_gen.spec.task import Task
-from kopa_gen.spec.templates import Template
-from kopa_gen.spec.world import WorldFile, WorldRoot
+from kopa_gen.language.catalog import Catalog
+from kopa_gen.language.kopa import Domains, OperationKopa, PlatformKopa
+from kopa_gen.language.task import Task
+from kopa_gen.language.templates import Template
+from kopa_gen.language.world import WorldFile, WorldRoot
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "platform-x-kopa.schema.json": PlatformKopa,

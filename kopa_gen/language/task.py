@@ -1,7 +1,7 @@
 """The task spec (`specs/tasks/<domain>/<id>.yaml`): a Korean query, the system state, the gold chain (steps of
 calls that may run in parallel; arguments are literals from the query or references into earlier results), what
 decides the reward, and the typed answer. `kopa-gen build` executes every gold chain in the sandbox, lints it
-(kopa_gen/compile/lint.py) and writes generated/fixtures/<domain>/<id>.json. docs/tasks.md is the guide."""
+(kopa_gen/gold/lint.py) and writes generated/fixtures/<domain>/<id>.json. docs/tasks.md is the guide."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
-from kopa_gen.evaluate.answers import Answer
-from kopa_gen.runtime.paths import PathError, parse, references
-from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
-from kopa_gen.spec.kopa import DOMAIN_ID, StrictModel
-from kopa_gen.spec.source import YamlError, load_yaml, validate_model
+from kopa_gen.language.answers import Answer
+from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
+from kopa_gen.language.functions import PathError
+from kopa_gen.language.kopa import DOMAIN_ID, StrictModel
+from kopa_gen.language.pathsyntax import parse, references
+from kopa_gen.language.source import YamlError, load_yaml, validate_model
 
 EACH = "each"
 

@@ -6,14 +6,15 @@ import datetime as dt
 import re
 import sqlite3
 import string
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
-from kopa_gen.spec.kopa import StrictModel
-from kopa_gen.spec.source import Source, YamlError, load_yaml, validate_model
+from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
+from kopa_gen.language.kopa import StrictModel
+from kopa_gen.language.source import Source, YamlError, load_yaml, validate_model
 
 WORLD_TABLE = "kopa_world"
 WORLD_TABLE_SQL = f'CREATE TABLE "{WORLD_TABLE}" (seed INTEGER, today TEXT, today_ymd TEXT)'
@@ -248,14 +249,13 @@ class WorldSpec(StrictModel):
 
 
 def check_schema(
-    placed: list[tuple[Source, str, int, Table | View | EpisodeTable]], diags: Diagnostics
+    placed: list[tuple[Source, str, int, Table | View | EpisodeTable]],
+    known: Collection[str],
+    diags: Diagnostics,
 ) -> None:
     """What the world build would only find out after minutes, found on an empty in-memory schema in
     milliseconds, each at its place: unknown generators, indexes and episode keys naming missing columns,
     generated columns and views whose SQL reads a table or column that does not exist."""
-    from kopa_gen.world.registry import generators  # the registry imports this module
-
-    known = generators()
     db = sqlite3.connect(":memory:")
     db.execute(WORLD_TABLE_SQL)
     base: set[str] = {WORLD_TABLE}  # base tables placed so far (a declared table can read only those)
@@ -514,8 +514,9 @@ def column_sql(column: Column) -> str:
     return sql + (f" GENERATED ALWAYS AS ({column.generated}) VIRTUAL" if column.generated else "")
 
 
-def load_world(root: Path) -> tuple[WorldSpec | None, list[Diagnostic]]:
-    """Load specs/world/world.yaml and the files it lists."""
+def load_world(root: Path, generators: Collection[str]) -> tuple[WorldSpec | None, list[Diagnostic]]:
+    """Load specs/world/world.yaml and the files it lists. `generators` are the generator names the project
+    knows (the plug-ins are named by whoever assembles the project)."""
     diags = Diagnostics()
     folder = root / "specs" / "world"
     try:
@@ -564,7 +565,7 @@ def load_world(root: Path) -> tuple[WorldSpec | None, list[Diagnostic]]:
     if not diags.errors:
         resolve_enums(root, placed, diags)
     if not diags.errors:
-        check_schema(placed, diags)
+        check_schema(placed, generators, diags)
     entities = {k: v if isinstance(v, ColumnGen) else ColumnGen(ref=v) for k, v in top.entities.items()}
     if not diags.errors:
         known = {t.name: {c.name for c in t.columns} for t in tables}

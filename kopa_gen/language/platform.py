@@ -6,6 +6,7 @@ import base64
 import hashlib
 import importlib.metadata
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,13 +15,13 @@ from urllib.parse import parse_qsl, urlsplit
 from jsonschema import Draft202012Validator
 
 from kopa_gen.cache import cache_dir
-from kopa_gen.spec.catalog import expand_catalogs
-from kopa_gen.spec.diagnostics import Diagnostic, Diagnostics
-from kopa_gen.spec.kopa import Echo, Nested, OperationKopa, PlatformKopa, ResultCode
-from kopa_gen.spec.kopa import Source as KopaSource
-from kopa_gen.spec.nested import columns as row_columns
-from kopa_gen.spec.nested import wire_props
-from kopa_gen.spec.source import Loc, Source, YamlError, load_yaml, validate_model
+from kopa_gen.language.catalog import expand_catalogs
+from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
+from kopa_gen.language.kopa import Echo, Nested, OperationKopa, PlatformKopa, ResultCode
+from kopa_gen.language.kopa import Source as KopaSource
+from kopa_gen.language.nested import columns as row_columns
+from kopa_gen.language.nested import wire_props
+from kopa_gen.language.source import Loc, Source, YamlError, load_yaml, resolve, validate_model
 
 JSON = dict[str, Any]
 
@@ -133,19 +134,6 @@ class Platform:
         raise KeyError(f"{self.id}: no operation or tool named {tool_or_id!r}")
 
 
-def resolve(doc: JSON, ref: str) -> Any:
-    """Follow a local JSON pointer (`#/components/schemas/X`)."""
-    if not ref.startswith("#/"):
-        raise KeyError(f"only local $ref are supported, got {ref!r}")
-    node: Any = doc
-    for part in ref[2:].split("/"):
-        part = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, dict) or part not in node:
-            raise KeyError(ref)
-        node = node[part]
-    return node
-
-
 def _dangling_refs(node: Any, doc: JSON, loc: Loc, src: Source, out: Diagnostics) -> None:
     if isinstance(node, dict):
         ref = node.get("$ref")
@@ -251,9 +239,13 @@ def _check_patterns(node: Any, loc: Loc, src: Source, out: Diagnostics) -> None:
             _check_patterns(value, (*loc, i), src, out)
 
 
-def load_platform(path: Path, root: Path) -> tuple[Platform | None, list[Diagnostic]]:
+def load_platform(
+    path: Path, root: Path, families: Mapping[str, bool]
+) -> tuple[Platform | None, list[Diagnostic]]:
     """Load and check one `specs/platforms/<id>/openapi.yaml`. Returns the platform (None on errors) and all
-    diagnostics found; never raises for a bad spec."""
+    diagnostics found; never raises for a bad spec. `families` are the envelope families the project knows (name
+    -> whether it places echoed fields): the plug-ins are named by whoever assembles the project, so the language
+    imports none of them."""
     diags = Diagnostics()
     try:
         src = load_yaml(path, root)
@@ -288,7 +280,7 @@ def load_platform(path: Path, root: Path) -> tuple[Platform | None, list[Diagnos
             if op is not None:
                 ops.append(op)
     if kopa is not None:
-        _check_platform(doc, src, kopa, ops, diags)
+        _check_platform(doc, src, kopa, ops, families, diags)
         if (
             len(diags.errors) == before
         ):  # with an operation missing, every example it takes would read as unused
@@ -520,7 +512,12 @@ def _check_echo(
 
 
 def _check_platform(
-    doc: JSON, src: Source, kopa: PlatformKopa, ops: list[Operation], diags: Diagnostics
+    doc: JSON,
+    src: Source,
+    kopa: PlatformKopa,
+    ops: list[Operation],
+    families: Mapping[str, bool],
+    diags: Diagnostics,
 ) -> None:
     schemes = (doc.get("components") or {}).get("securitySchemes") or {}
     scheme = schemes.get(kopa.auth.scheme)
@@ -528,18 +525,16 @@ def _check_platform(
         diags.items.append(
             src.diag(("x-kopa", "auth", "scheme"), "must name an apiKey security scheme with `in: query`")
         )
-    from kopa_gen.envelopes import family_names
-
-    if kopa.envelope not in family_names():
+    if kopa.envelope not in families:
         diags.items.append(
             src.diag(
                 ("x-kopa", "envelope"),
-                f"unknown envelope family {kopa.envelope!r}; known: {', '.join(family_names())} "
+                f"unknown envelope family {kopa.envelope!r}; known: {', '.join(sorted(families))} "
                 "(a new family is one module in kopa_gen/envelopes/)",
             )
         )
     else:
-        _check_platform_echo(src, kopa, ops, diags)
+        _check_platform_echo(src, kopa, ops, families[kopa.envelope], diags)
     seen_codes: set[str] = set()
     for i, c in enumerate(kopa.codes):
         if c.code in seen_codes:
@@ -589,11 +584,11 @@ def _check_platform(
             )
 
 
-def _check_platform_echo(src: Source, kopa: PlatformKopa, ops: list[Operation], diags: Diagnostics) -> None:
+def _check_platform_echo(
+    src: Source, kopa: PlatformKopa, ops: list[Operation], echoes: bool, diags: Diagnostics
+) -> None:
     """The platform's echo names a parameter of every operation that answers in an envelope, and the family
-    places echoed fields at all."""
-    from kopa_gen.envelopes import family
-
+    places echoed fields at all (`echoes`)."""
     fields: set[str] = set()
     for i, entry in enumerate(kopa.echo):
         if entry.field in fields:
@@ -616,7 +611,7 @@ def _check_platform_echo(src: Source, kopa: PlatformKopa, ops: list[Operation], 
                     "echo on the operations that take it",
                 )
             )
-    if not family(kopa.envelope).echoes:
+    if not echoes:
         where: list[Loc] = [("x-kopa", "echo")] if kopa.echo else []
         where += [("paths", op.path, op.method, "x-kopa", "echo") for op in ops if op.kopa.echo]
         for loc in where:

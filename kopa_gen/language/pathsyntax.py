@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from kopa_gen.runtime import functions as fn
-from kopa_gen.runtime.functions import PathError
+from kopa_gen.language import functions as fn
+from kopa_gen.language.functions import PathError
 
 _SPECIAL = set(" \t\r\n.[](){}|,'\"=!<>~^$@")
 _OPS = ("~=", "^=", "$=", "!=", ">=", "<=", "=", ">", "<")

@@ -217,7 +217,7 @@ class PlatformKopa(StrictModel):
     catalog: list[str] = Field(
         default_factory=list,
         description="Bulk catalog files beside openapi.yaml (e.g. catalog.yaml): each dataset in them becomes one "
-        "operation and one tool at load (kopa_gen/spec/catalog.py).",
+        "operation and one tool at load (kopa_gen/language/catalog.py).",
     )
 
 
