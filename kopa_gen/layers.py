@@ -63,9 +63,28 @@ def _module_name(root: Path, path: Path) -> str:
     return ".".join(parts)
 
 
-def import_graph(root: Path) -> dict[str, set[str]]:
+def _discovered(node: ast.AST, own: str) -> str | None:
+    """The package a `Registry(kind, "pkg")` or `import_all("pkg")` call imports whole at run time."""
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+    if func not in ("Registry", "import_all"):
+        return None
+    args = [*node.args[1:2]] if func == "Registry" else [*node.args[:1]]
+    args += [k.value for k in node.keywords if k.arg == "package"]
+    for arg in args:
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            return arg.value
+        if isinstance(arg, ast.Name) and arg.id == "__name__":
+            return own
+    return None
+
+
+def import_graph(root: Path, plugins: bool = False) -> dict[str, set[str]]:
     """Module -> the kopa_gen modules it imports (relative imports resolved; `from pkg import name` counts as an
-    import of pkg.name when that is a module, else of pkg)."""
+    import of pkg.name when that is a module, else of pkg). With `plugins`, a registry that imports a plug-in
+    package whole at run time (kopa_gen.plugins) imports each of its modules too: what the code loads, not only
+    what it names (a registry and its plug-ins form a circle by design, so the layering test draws it without)."""
     modules = {_module_name(root, p): p for p in root.rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
@@ -84,6 +103,8 @@ def import_graph(root: Path) -> dict[str, set[str]]:
                 for alias in node.names:
                     candidate = f"{base}.{alias.name}"
                     found.add(candidate if candidate in modules else base)
+            elif plugins and (package_name := _discovered(node, name)) is not None:
+                found |= {m for m in modules if m.startswith(package_name + ".")}
         graph[name] = {m for m in found if m in modules and m != name}
     return graph
 

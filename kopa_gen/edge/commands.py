@@ -11,19 +11,18 @@ from typing import Any
 from kopa_gen.edge.dataset import SynthConfig, stats_markdown, synthesize, write_dataset
 from kopa_gen.edge.graph import GraphConfig, IterationLog, PhaseA, problems, run_phase_a, to_json
 from kopa_gen.edge.picture import to_dot, to_svg
-from kopa_gen.edge.scorer import EdgeScorer, LLMScorer, OfflineScorer
+from kopa_gen.edge.scorer import SCORERS, EdgeScorer, LLMScorer
 from kopa_gen.edge.writer import QueryWriter
+from kopa_gen.plugins import UnknownName
 from kopa_gen.project import Project
 
 
 def make_scorer(name: str, base_url: str | None, model: str | None, api_key_env: str) -> EdgeScorer:
-    if name == "offline":
-        return OfflineScorer()
-    if name == "llm":
-        if not base_url or not model:
-            raise SystemExit("--scorer llm needs --scorer-base-url URL and --scorer-model NAME")
-        return LLMScorer(base_url, model, api_key_env)
-    raise SystemExit(f"unknown scorer {name!r}; known: offline, llm")
+    """The scorer registered as `name` (kopa_gen.edge.scorer.SCORERS) on the given endpoint."""
+    try:
+        return SCORERS.get(name)(base_url, model, api_key_env)
+    except (UnknownName, ValueError) as exc:
+        raise SystemExit(f"--scorer {name}: {exc}") from None
 
 
 def _progress(log: IterationLog, phase: PhaseA) -> None:

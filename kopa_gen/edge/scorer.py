@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kopa_gen.edge.chat import ChatClient
 from kopa_gen.edge.signatures import OutField, Param, ToolSig
+from kopa_gen.plugins import Registry
 from kopa_gen.policies.openai import EndpointError
 
 Examples = Mapping[str, Sequence[str | int]]
@@ -273,4 +274,21 @@ def parse_proposal(text: str, producer: ToolSig, consumer: ToolSig) -> Proposal 
     )
 
 
-SCORERS = ("offline", "llm")
+ScorerFactory = Callable[[str | None, str | None, str], EdgeScorer]
+"""(base URL, model, API-key variable) -> a scorer; an offline scorer ignores the endpoint."""
+
+SCORERS: Registry[ScorerFactory] = Registry(
+    "EDGE scorer", hint="register a factory in kopa_gen/edge/scorer.py"
+)
+
+
+@SCORERS.register("offline")
+def _offline(base_url: str | None, model: str | None, api_key_env: str) -> EdgeScorer:
+    return OfflineScorer()
+
+
+@SCORERS.register("llm")
+def _llm(base_url: str | None, model: str | None, api_key_env: str) -> EdgeScorer:
+    if not base_url or not model:
+        raise ValueError("the llm scorer needs an endpoint: --scorer-base-url URL and --scorer-model NAME")
+    return LLMScorer(base_url, model, api_key_env)

@@ -11,11 +11,13 @@ derived from the executed results before any wording happens.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Protocol, cast
 
 from kopa_gen.edge.chat import ChatClient
 from kopa_gen.edge.synth import AskKind, Draft
 from kopa_gen.language.templates import Reduction, Template, render
+from kopa_gen.plugins import Registry
 from kopa_gen.policies.openai import EndpointError
 
 
@@ -75,6 +77,15 @@ def template_query(draft: Draft, template: Template, rng: random.Random) -> str:
     return render(rng.choice(template.queries), **slots)
 
 
+WriterFactory = Callable[..., "QueryWriter"]
+WRITERS: Registry[WriterFactory] = Registry(
+    "query writer", hint="register a writer class in kopa_gen/edge/writer.py"
+)
+"""Query writers by name: `template` (offline, the task template's own wording) and `llm` (an OpenAI-compatible
+endpoint rewrites it, keeping every value)."""
+
+
+@WRITERS.register("template")
 class TemplateWriter:
     name = "template"
 
@@ -82,6 +93,7 @@ class TemplateWriter:
         return template_query(draft, template, rng)
 
 
+@WRITERS.register("llm")
 class LLMWriter:
     name = "llm"
 

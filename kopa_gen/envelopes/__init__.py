@@ -22,9 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kopa_gen.envelopes.base import Family, Page, Parsed, Reply, Wire
-from kopa_gen.plugins import import_all
+from kopa_gen.plugins import Registry
 
-_FAMILIES: dict[str, Family] = {}
+FAMILIES: Registry[Family] = Registry(
+    "envelope family", __name__, "a new family is one module in kopa_gen/envelopes/ with @register_family"
+)
 
 
 def register_family(*names: str) -> Callable[[type], type]:
@@ -33,9 +35,7 @@ def register_family(*names: str) -> Callable[[type], type]:
     def wrap(cls: type) -> type:
         instance = cls()
         for name in names:
-            if name in _FAMILIES:
-                raise ValueError(f"envelope family {name!r} registered twice")
-            _FAMILIES[name] = instance
+            FAMILIES.add(name, instance, f"{cls.__module__}.{cls.__qualname__}")
         return cls
 
     return wrap
@@ -43,16 +43,22 @@ def register_family(*names: str) -> Callable[[type], type]:
 
 def family_names() -> list[str]:
     """Every registered family name, sorted."""
-    import_all(__name__)
-    return sorted(_FAMILIES)
+    return FAMILIES.names()
 
 
 def family(name: str) -> Family:
-    """The family registered under `name`; KeyError naming the known ones otherwise."""
-    import_all(__name__)
-    if name not in _FAMILIES:
-        raise KeyError(f"unknown envelope family {name!r}; known: {', '.join(family_names())}")
-    return _FAMILIES[name]
+    """The family registered under `name`; UnknownName (a KeyError) naming the known ones otherwise."""
+    return FAMILIES.get(name)
 
 
-__all__ = ["Family", "Page", "Parsed", "Reply", "Wire", "family", "family_names", "register_family"]
+__all__ = [
+    "FAMILIES",
+    "Family",
+    "Page",
+    "Parsed",
+    "Reply",
+    "Wire",
+    "family",
+    "family_names",
+    "register_family",
+]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -19,6 +19,7 @@ import httpx
 from kopa_gen.evaluate.corpus import Case
 from kopa_gen.language.answers import Answer
 from kopa_gen.language.task import Task
+from kopa_gen.plugins import Registry
 from kopa_gen.policies.openai import EndpointDown, EndpointError, bearer, parse_turn, post_chat
 
 
@@ -44,6 +45,13 @@ VERIFY_PROMPT = (
 )
 
 
+JUDGES: Registry[Callable[..., OpenAIJudge]] = Registry(
+    "judge", hint="register a judge class in kopa_gen/evaluate/judge.py"
+)
+"""Judges by name; each is built from endpoint settings (base_url, model, api_key_env, timeout_s, ...)."""
+
+
+@JUDGES.register("openai")
 class OpenAIJudge:
     def __init__(
         self,

@@ -128,10 +128,11 @@ async def run_episode(
     if config.judge and task.answer is not None and "RESPONSE" in task.reward and mode == "text":
         first = score_episode(task, fixture, episode.final_message, state, calls, episode.turns, mode=mode)
         if first.response is not None and not first.response.readable and episode.final_message:
-            from kopa_gen.evaluate.judge import OpenAIJudge
+            from kopa_gen.evaluate.judge import JUDGES
             from kopa_gen.policies.openai import EndpointDown
 
-            judge = OpenAIJudge(**config.judge)
+            settings = dict(config.judge)
+            judge = JUDGES.get(str(settings.pop("kind", "openai")))(**settings)
             signature = judge.signature
             try:
                 judged = await judge.judge(task.query, task.answer, episode.final_message)

@@ -1,6 +1,6 @@
 """When a fixture is fresh: its input is the task file, the world, the platform specs and the source of every
 module the gold run imports (the import closure of kopa_gen.gold.run, drawn from the code by
-kopa_gen.layers.import_graph), so that a change to the sandbox, an envelope or the client reruns the gold chains
+kopa_gen.layers.import_graph, plug-in packages a registry loads included), so that a change to the sandbox, an envelope or the client reruns the gold chains
 instead of a hand-kept list of files deciding."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent
 @functools.cache
 def gold_code(root: Path = PACKAGE, start: str = "kopa_gen.gold.run") -> tuple[Path, ...]:
     """The source files of `start` and of every kopa_gen module it imports, directly or not."""
-    graph = import_graph(root)
+    graph = import_graph(root, plugins=True)
     seen: set[str] = set()
     todo = [start]
     while todo:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from kopa_gen.language.task import AnswerMode, Task
-from kopa_gen.plugins import import_all
+from kopa_gen.plugins import Registry
 from kopa_gen.runtime.session import Session
 
 # "infrastructure": the model endpoint was down (see openai.EndpointDown); the runner retries such episodes
@@ -46,30 +46,25 @@ class Policy(Protocol):
 
 
 PolicyFactory = Callable[..., Policy]
-_POLICIES: dict[str, PolicyFactory] = {}
+POLICIES: Registry[PolicyFactory] = Registry(
+    "policy", "kopa_gen.policies", "a new policy is a module in kopa_gen/policies/ with @register"
+)
 
 
 def register(name: str) -> Callable[[PolicyFactory], PolicyFactory]:
-    def wrap(factory: PolicyFactory) -> PolicyFactory:
-        _POLICIES[name] = factory
-        return factory
-
-    return wrap
+    """Register a policy factory under `name` (refused if the name is taken)."""
+    return POLICIES.register(name)
 
 
 def registered() -> list[str]:
     """Every policy name, sorted (imports the policy plug-ins)."""
-    import_all("kopa_gen.policies")
-    return sorted(_POLICIES)
+    return POLICIES.names()
 
 
 def policy(name: str, **options: Any) -> Policy:
     """A policy by name (`oracle`, `no-lookup`, `first-page`, `list-all`, `dump`, `do-nothing`; `openai` and
     `closed-book` with an endpoint)."""
-    import_all("kopa_gen.policies")
-    if name not in _POLICIES:
-        raise KeyError(f"unknown policy {name!r}; known: {', '.join(sorted(_POLICIES))}")
-    return _POLICIES[name](**options)
+    return POLICIES.get(name)(**options)
 
 
 ANSWER_INSTRUCTIONS: dict[AnswerMode, str] = {

@@ -11,14 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from kopa_gen.language.world import Table
-from kopa_gen.plugins import import_all
+from kopa_gen.plugins import Registry
 
 DATA = Path(__file__).parent / "data"
 
 Row = Sequence[Any]
 Generator = Callable[["GenContext", Table], Iterable[Row]]
 
-_REGISTRY: dict[str, Generator] = {}
+GENERATORS: Registry[Generator] = Registry(
+    "world generator", "kopa_gen.world.generators", "a new one is a module in kopa_gen/world/generators/"
+)
 SHARES: dict[str, str] = {}
 """Generator name -> the in-memory state it shares with other generators (one simulation feeding several
 tables): an incremental build regenerates all the tables sharing a state together, or none."""
@@ -29,9 +31,7 @@ def generator(name: str, shares: str | None = None) -> Callable[[Generator], Gen
     computed once per build and used by several generators (say so, or incremental builds go wrong)."""
 
     def wrap(fn: Generator) -> Generator:
-        if name in _REGISTRY:
-            raise ValueError(f"world generator {name!r} registered twice")
-        _REGISTRY[name] = fn
+        GENERATORS.add(name, fn, f"{fn.__module__}.{fn.__qualname__}")
         if shares is not None:
             SHARES[name] = shares
         return fn
@@ -41,8 +41,7 @@ def generator(name: str, shares: str | None = None) -> Callable[[Generator], Gen
 
 def generators() -> dict[str, Generator]:
     """All registered generators; discovers every module of kopa_gen.world.generators once."""
-    import_all("kopa_gen.world.generators")
-    return _REGISTRY
+    return GENERATORS.items()
 
 
 @dataclass
