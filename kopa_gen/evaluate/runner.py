@@ -35,6 +35,7 @@ from kopa_gen.evaluate.rundir import (
     write_manifest,
 )
 from kopa_gen.evaluate.submission import SubmitChannel
+from kopa_gen.language.records import check_fixture
 from kopa_gen.language.task import AnswerMode, Task
 from kopa_gen.policies.base import Episode, TaskContext, policy
 from kopa_gen.project import Project
@@ -84,6 +85,7 @@ def load_fixture(project: Project, task: Task) -> dict[str, Any]:
 def _read_fixture(path: Path, mtime_ns: int) -> dict[str, Any]:
     """A fixture is read once per version of the file (every episode of its task asks for it); read-only."""
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    check_fixture(data, path)  # a fixture of another shape fails here, naming the file and the field
     return data
 
 

@@ -21,6 +21,7 @@ from kopa_gen.envelopes.base import positional
 from kopa_gen.gold import lint
 from kopa_gen.language.diagnostics import Diagnostics
 from kopa_gen.language.functions import to_text
+from kopa_gen.language.records import check_fixture
 from kopa_gen.language.source import Source, YamlError, format_path, load_yaml
 from kopa_gen.language.task import From, Task
 from kopa_gen.project import Project
@@ -172,7 +173,7 @@ async def run_gold(
         "handoffs": handoffs,
         "one_to_many": sum(1 for h in handoffs if h["to"] != "answer" and h["distinct"] > 1),
     }
-    return {
+    fixture = {
         "id": task.id,
         "domain": task.domain,
         "spec": file,
@@ -188,6 +189,8 @@ async def run_gold(
         "calls": call_infos(project, walk, task),
         "stats": stats,
     }
+    check_fixture(fixture, file)  # what the readers will validate, checked where it is made
+    return fixture
 
 
 SMALL_POOL = 5

@@ -1,4 +1,4 @@
-"""JSON Schemas of the spec language, exported to generated/schemas/ for editors
+"""JSON Schemas of the spec language and of the records that cross packages, exported to generated/schemas/ for editors
 (`# yaml-language-server: $schema=...`) and reviewers."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from kopa_gen.language.catalog import Catalog
 from kopa_gen.language.kopa import Domains, OperationKopa, PlatformKopa
+from kopa_gen.language.records import Fixture
 from kopa_gen.language.task import Task
 from kopa_gen.language.templates import Template
 from kopa_gen.language.world import WorldFile, WorldRoot
@@ -23,6 +24,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "task.schema.json": Task,
     "template.schema.json": Template,
     "domains.schema.json": Domains,
+    "fixture.schema.json": Fixture,
 }
 
 
