@@ -20,6 +20,7 @@ from kopa_gen.policies.base import TaskContext, policy
 from kopa_gen.project import Project, load_project
 from kopa_gen.runtime.session import Session
 from kopa_gen.world.build import ensure_world
+from tests.conftest import repository_project
 from tests.toyspec import write_project
 
 FILE = "specs/tasks/finance/fin-001.yaml"
@@ -222,3 +223,29 @@ def test_a_broken_path_is_a_load_error_at_its_line(tmp_path: Path, path: str, me
         load_project(tmp_path)
     (problem,) = [d.render() for d in info.value.diagnostics]
     assert problem.startswith(f"{FILE}:22: answer_from") and message in problem
+
+
+def test_a_code_answer_is_checked_against_the_chain() -> None:
+    from kopa_gen.gold.lint import answer_mismatch
+    from kopa_gen.language.answers import CodeAnswer
+
+    assert answer_mismatch(CodeAnswer(value="2620011900"), "26200-11900") is None
+    problem = answer_mismatch(CodeAnswer(value="2620011900"), "2638010600")
+    assert problem is not None and "write value: '2638010600'" in problem
+    assert answer_mismatch(CodeAnswer(value="0012"), "12") is not None  # leading zeros count
+
+
+def test_the_walker_and_the_edge_probe_coerce_alike() -> None:
+    from kopa_gen.edge.probe import coerce as probe_coerce
+    from kopa_gen.edge.signatures import load_signatures
+    from kopa_gen.runtime.chain import coerce as chain_coerce
+
+    project = repository_project()
+    sigs = {s.name: s for s in load_signatures(project)}
+    seen = 0
+    for tool, sig in sigs.items():
+        for param in sig.bindable:
+            for value in ("12", " 7 ", 12, 3.5, "abc", True):
+                assert chain_coerce(project, tool, param.name, value) == probe_coerce(value, sig, param.name)
+                seen += 1
+    assert seen > 100

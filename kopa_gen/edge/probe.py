@@ -20,6 +20,7 @@ from kopa_gen.client.client import RetryPolicy
 from kopa_gen.edge.posterior import Outcome
 from kopa_gen.edge.scorer import Examples, Proposal
 from kopa_gen.edge.signatures import ToolSig
+from kopa_gen.language.functions import coerce_arg
 from kopa_gen.mcp.toolbox import ToolOutcome
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
@@ -69,12 +70,10 @@ def has_data(outcome: ToolOutcome) -> bool:
 
 
 def coerce(value: Any, sig: ToolSig, name: str) -> Any:
-    """A handed-over value in the type the consumer's argument takes (the APIs send numbers as strings)."""
+    """A handed-over value in the type the consumer's argument takes (kopa_gen.language.functions.coerce_arg, the
+    gold walker's rule)."""
     param = sig.param(name)
-    text = str(value).strip()
-    if param is not None and param.type == "integer" and text.lstrip("-").isdigit():
-        return int(text)
-    return text
+    return coerce_arg(param.type if param is not None else None, value)
 
 
 def root_args(sig: ToolSig, examples: Examples, rng: random.Random) -> dict[str, Any] | None:

@@ -19,9 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from decimal import Decimal
-from typing import Any
+from typing import Any, assert_never
 
-from kopa_gen.language.answers import Answer, DateAnswer, ListAnswer, NumberAnswer, TextAnswer
+from kopa_gen.language.answers import (
+    Answer,
+    CodeAnswer,
+    DateAnswer,
+    ListAnswer,
+    NumberAnswer,
+    TextAnswer,
+    code_key,
+)
 from kopa_gen.language.functions import first_number, maybe_number, to_date, to_text
 from kopa_gen.language.normalize import find_dates, find_numbers, normalize_text
 from kopa_gen.language.platform import tool_params
@@ -351,7 +359,11 @@ def answer_mismatch(answer: Answer, value: Any) -> str | None:
                 f"{to_text(value)!r} (aliases only add spellings)"
             )
         return None
-    return None
+    if isinstance(answer, CodeAnswer):
+        if answer.key() != code_key(to_text(value)):
+            return f"declared code {answer.value!r} is not what the chain gives ({to_text(value)!r}); write value: {to_text(value)!r}"
+        return None
+    assert_never(answer)
 
 
 def state_scope(project: Project, walk: Walk) -> list[dict[str, Any]]:

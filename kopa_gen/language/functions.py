@@ -86,6 +86,18 @@ def to_text(value: Any) -> str:
     return str(value)
 
 
+def coerce_arg(kind: str | None, value: Any) -> Any:
+    """A handed-on value in the type an argument takes (`kind`: its JSON Schema type; results carry numbers as
+    strings and the path language hands numbers on as numbers): an int for an integer argument given digits, text
+    for a string argument given a number; lists, objects, booleans and text otherwise pass as they are. The one
+    rule for the gold walker and EDGE's probes alike."""
+    if kind == "integer" and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    if kind in ("string", None) and not isinstance(value, str | list | dict | bool):
+        return to_text(value)
+    return value
+
+
 def as_list(value: Any) -> list[Any]:
     """A value that is a list as its items; any other value as a list of one."""
     return list(value) if isinstance(value, list) else [value]

@@ -89,7 +89,7 @@ def is_write(project: Project, tool: str) -> bool:
 def coerce(project: Project, tool: str, name: str, value: Any) -> Any:
     """A referenced value in the type the argument takes (results carry numbers as strings and the path
     language hands numbers on as numbers): text for a string argument, an int for an integer one."""
-    from kopa_gen.language.functions import to_text
+    from kopa_gen.language.functions import coerce_arg
     from kopa_gen.language.platform import tool_params
 
     platform = project.platform_of(tool)
@@ -101,11 +101,7 @@ def coerce(project: Project, tool: str, name: str, value: Any) -> Any:
         ),
         None,
     )
-    if kind == "integer" and isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
-    if kind in ("string", None) and not isinstance(value, str | list | dict | bool):
-        return to_text(value)
-    return value
+    return coerce_arg(kind, value)
 
 
 def handoff(base: Any, ref: From, item: Any, results: Mapping[str, Any]) -> dict[str, int]:
