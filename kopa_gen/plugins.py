@@ -19,6 +19,8 @@ import pkgutil
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
+from kopa_gen.language.diagnostics import NotFound
+
 T = TypeVar("T")
 
 
@@ -30,11 +32,8 @@ def import_all(package: str) -> None:
         importlib.import_module(f"{package}.{info.name}")
 
 
-class UnknownName(KeyError):
-    """A name no plug-in registered; the message lists the known ones."""
-
-    def __str__(self) -> str:  # KeyError would quote the whole message
-        return str(self.args[0]) if self.args else ""
+class UnknownName(NotFound):
+    """A name no plug-in registered (the user's: a flag or a spec named it); the message lists the known ones."""
 
 
 class DuplicateName(ValueError):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kopa_gen.envelopes import family, family_names
-from kopa_gen.language.diagnostics import Diagnostic, Diagnostics, Level, SpecError
+from kopa_gen.language.diagnostics import Diagnostic, Diagnostics, Level, NotFound, SpecError
 from kopa_gen.language.domains import load_domains
 from kopa_gen.language.nested import check_world
 from kopa_gen.language.platform import Platform, load_platform
@@ -58,7 +58,7 @@ class Project:
         if errors:
             raise SpecError(errors)
         if not tasks:
-            raise KeyError(
+            raise NotFound(
                 f"no tasks under {folder / 'tasks'}; run `kopa-gen edge synth --out {folder}` first"
             )
         return dataclasses.replace(self, tasks=tuple(tasks), fixtures=folder / "fixtures")
@@ -69,13 +69,13 @@ class Project:
             if t.pattern == pattern:
                 return t
         known = ", ".join(t.pattern for _, t in self.templates) or "none"
-        raise KeyError(f"no template for pattern {pattern!r}; templates: {known}")
+        raise NotFound(f"no template for pattern {pattern!r}; templates: {known}")
 
     def task(self, task_id: str) -> Task:
         for _, task in self.tasks:
             if task.id == task_id:
                 return task
-        raise KeyError(f"no task {task_id!r}")
+        raise NotFound(f"no task {task_id!r}")
 
     @functools.cached_property
     def _tool_platforms(self) -> dict[str, Platform]:
@@ -85,7 +85,7 @@ class Project:
         try:
             return self._tool_platforms[tool]
         except KeyError:
-            raise KeyError(f"no platform has a tool named {tool!r}") from None
+            raise NotFound(f"no platform has a tool named {tool!r}") from None
 
     def page_params(self, tool: str) -> tuple[str, str] | None:
         """The (page number, page size) arguments of a tool that pages its rows; None for one that does not."""
@@ -103,7 +103,7 @@ class Project:
             if p.id == pid:
                 return p
         known = ", ".join(p.id for p in self.platforms)
-        raise KeyError(f"unknown platform {pid!r}; known platforms: {known}")
+        raise NotFound(f"unknown platform {pid!r}; known platforms: {known}")
 
 
 def envelope_families() -> dict[str, bool]:

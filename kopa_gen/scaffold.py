@@ -14,13 +14,14 @@ from typing import Any
 import yaml
 
 from kopa_gen.envelopes import family, family_names
+from kopa_gen.language.diagnostics import UserError
 from kopa_gen.language.domains import load_domains
 from kopa_gen.language.yamlout import dump_yaml
 
 PLATFORM_ID = re.compile(r"^[a-z][a-z0-9]{1,23}$")
 
 
-class ScaffoldError(Exception):
+class ScaffoldError(UserError):
     """What stops the scaffold, said in one line with what to do."""
 
 

@@ -282,3 +282,24 @@ def test_an_unknown_task_leaves_no_run_folder(
     code, _, err = cli(capsys, "eval", "--policy", "oracle", "--tasks", "no-such-task", "--out", str(out))
     assert code == 2 and err.startswith("kopa-gen eval: error: no task matches ['no-such-task']; known: ")
     assert err.count("\n") == 1 and not out.exists()
+
+
+def test_every_written_episode_has_the_record_shape_and_another_shape_is_refused(
+    project: Project, world: BuiltWorld, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kopa_gen.language.records import EpisodeRecord
+
+    asyncio.run(run_eval(project, oracle(tmp_path)))
+    episodes = tmp_path / "episodes.jsonl"
+    lines = episodes.read_text(encoding="utf-8").splitlines()
+    for line in lines:
+        EpisodeRecord.model_validate_json(line)
+    record = json.loads(lines[1])
+    record["action"] = {"score": 1.0}  # a field renamed by another version
+    episodes.write_text(lines[0] + "\n" + json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    with pytest.raises(
+        RunFolderError, match=r"episodes\.jsonl:2: episode field action\.corr: Field required"
+    ):
+        read_episodes(episodes)
+    code, _, err = cli(capsys, "report", str(tmp_path))
+    assert code == 2 and "episodes.jsonl:2: episode field action.corr" in err and "Traceback" not in err

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from kopa_gen.language.diagnostics import UserError
 from kopa_gen.language.kopa import Category
 
 
@@ -31,7 +32,7 @@ class ToolArgumentError(Exception):
     """A tool call's arguments do not fit the tool's schema; the message names each argument."""
 
 
-class MissingKeyError(Exception):
+class MissingKeyError(UserError):
     """The user asked for live mode without the key in the environment (the user's mistake: one line, exit 2)."""
 
 

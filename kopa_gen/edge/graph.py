@@ -39,7 +39,7 @@ class GraphConfig:
     probe: ProbeConfig = field(default_factory=ProbeConfig)
     epsilon: float = 0.3  # exploration floor: share of paths routed to the least-tried under-n_min edge
     max_len: int = 3  # edges per sampled path
-    paths_per_iteration: int = 16
+    paths_per_iteration: int = 32
     max_iterations: int = 100
     min_iterations: int = 20
     patience: int = 10  # converged: no pruning and every live edge tried n_min times for this many iterations

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from kopa_gen.language.diagnostics import NotFound
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import frozen_tools
 
@@ -125,7 +126,7 @@ def load_signatures(project: Project, platforms: list[str] | None = None) -> lis
     if platforms is not None:
         missing = sorted(set(platforms) - {p.id for p in chosen})
         if missing:
-            raise KeyError(f"unknown platform(s) {missing}; known: {[p.id for p in project.platforms]}")
+            raise NotFound(f"unknown platform(s) {missing}; known: {[p.id for p in project.platforms]}")
     sigs: list[ToolSig] = []
     for platform in chosen:
         path = project.root / "generated" / "servers" / platform.id / "tools.json"

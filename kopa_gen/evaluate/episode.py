@@ -14,6 +14,7 @@ from kopa_gen.evaluate.action import score_action
 from kopa_gen.evaluate.response import ResponseVerdict, score_submitted, score_text
 from kopa_gen.evaluate.submission import SUBMIT_TOOL, SubmissionError, read_submission
 from kopa_gen.evaluate.typed import Stated
+from kopa_gen.language.records import ActionParts
 from kopa_gen.language.task import AnswerMode, Task
 
 
@@ -21,7 +22,7 @@ from kopa_gen.language.task import AnswerMode, Task
 class EpisodeScore:
     response: ResponseVerdict | None
     environment: bool | None
-    action: dict[str, Any]
+    action: ActionParts
     reward: bool
     reason: str  # why the reward is what it is, in one sentence
 
@@ -92,15 +93,15 @@ def score_episode(
 
 def action_score(
     fixture: dict[str, Any], calls: Sequence[Any], turns: Sequence[Sequence[int]]
-) -> dict[str, Any]:
+) -> ActionParts:
     # a submission is the answer, not a tool call of the chain: ACTION never sees it (a malformed one it does)
     calls = [c for c in calls if c.tool != SUBMIT_TOOL or c.is_error]
     score = score_action(fixture["steps"], calls, turns, fixture.get("calls"))
-    return {
-        "corr": score.corr,
-        "cr": score.cr,
-        "mpc": score.mpc,
-        "eff": score.eff,
-        "action": score.action,
-        "action_gated": score.action_gated,
-    }
+    return ActionParts(
+        corr=score.corr,
+        cr=score.cr,
+        mpc=score.mpc,
+        eff=score.eff,
+        action=score.action,
+        action_gated=score.action_gated,
+    )

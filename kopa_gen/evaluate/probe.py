@@ -17,13 +17,14 @@ from typing import Any
 from kopa_gen.evaluate.episode import score_episode
 from kopa_gen.evaluate.runner import load_fixture
 from kopa_gen.evaluate.submission import SUBMIT_TOOL, SubmitChannel
+from kopa_gen.language.diagnostics import UserError
 from kopa_gen.language.task import AnswerMode, Task
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
 
 
-class ProbeError(Exception):
+class ProbeError(UserError):
     """A task or call log that cannot be scored; the message is one line saying why."""
 
 
@@ -119,7 +120,7 @@ async def probe(
         "response": score.response.model_dump() if score.response is not None else None,
         "environment": score.environment,
         "state": written,
-        "action": score.action,
+        "action": score.action.model_dump(),
         "calls": [
             {"tool": c.tool, "is_error": c.is_error, "error": c.text if c.is_error else None} for c in log
         ],

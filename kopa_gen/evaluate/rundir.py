@@ -24,6 +24,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import kopa_gen
 from kopa_gen.client.errors import redact
+from kopa_gen.language.diagnostics import UserError
+from kopa_gen.language.records import EpisodeRecord, RecordError, check_record
 
 MANIFEST_FORMAT = 2
 INFRASTRUCTURE = "infrastructure"
@@ -31,7 +33,7 @@ INFRASTRUCTURE = "infrastructure"
 every retry): recorded as failed-infrastructure, counted as a fail, and run again when the run is resumed."""
 
 
-class RunFolderError(Exception):
+class RunFolderError(UserError):
     """The user's mistake about a run folder (another set, another policy, a concurrent writer). One line."""
 
 
@@ -63,6 +65,17 @@ def read_episodes(path: Path) -> Episodes:
                 f"warning: skipped {what} of {path} (a crash mid-write?); that episode runs again"
             )
             continue
+        try:
+            check_record(
+                EpisodeRecord,
+                record,
+                f"{path}:{number}",
+                "episode",
+                "another version wrote this run "
+                "folder: start a new one (--out) or rerun with the version that wrote it",
+            )
+        except RecordError as exc:
+            raise RunFolderError(str(exc)) from None
         latest.pop(key, None)  # a re-run episode moves to where it was written last
         latest[key] = record
     return Episodes(list(latest.values()), warnings)

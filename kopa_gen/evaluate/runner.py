@@ -35,6 +35,7 @@ from kopa_gen.evaluate.rundir import (
     write_manifest,
 )
 from kopa_gen.evaluate.submission import SubmitChannel
+from kopa_gen.language.diagnostics import NotFound
 from kopa_gen.language.records import check_fixture
 from kopa_gen.language.task import AnswerMode, Task
 from kopa_gen.policies.base import Episode, TaskContext, policy
@@ -70,14 +71,14 @@ def selected(project: Project, patterns: list[str] | None) -> list[tuple[str, Ta
         return list(project.tasks)
     chosen = [(f, t) for f, t in project.tasks if any(fnmatch.fnmatch(t.id, p) for p in patterns)]
     if not chosen:
-        raise KeyError(f"no task matches {patterns}; known: {', '.join(t.id for _, t in project.tasks)}")
+        raise NotFound(f"no task matches {patterns}; known: {', '.join(t.id for _, t in project.tasks)}")
     return chosen
 
 
 def load_fixture(project: Project, task: Task) -> dict[str, Any]:
     path = project.fixtures_dir / task.domain / f"{task.id}.json"
     if not path.exists():
-        raise KeyError(f"no gold fixture for {task.id}; run `kopa-gen build`")
+        raise NotFound(f"no gold fixture for {task.id}; run `kopa-gen build`")
     return _read_fixture(path, path.stat().st_mtime_ns)
 
 
@@ -98,7 +99,13 @@ def secrets(project: Project, config: EvalConfig) -> list[str]:
 
 
 async def run_episode(
-    project: Project, config: EvalConfig, task: Task, fixture: dict[str, Any], seed: int, rollout: int
+    project: Project,
+    config: EvalConfig,
+    task: Task,
+    fixture: dict[str, Any],
+    seed: int,
+    rollout: int,
+    pattern: str | None = None,
 ) -> dict[str, Any]:
     agent = policy(config.policy, **config.policy_options)
     start = time.perf_counter()
@@ -144,7 +151,7 @@ async def run_episode(
     score = score_episode(
         task, fixture, episode.final_message, state, calls, episode.turns, judged, mode, signature
     )
-    return {
+    record = {
         "key": episode_key(task.id, seed, rollout),
         "task": task.id,
         "domain": task.domain,
@@ -163,11 +170,13 @@ async def run_episode(
         "state": written,
         "response": score.response.model_dump() if score.response is not None else None,
         "environment": score.environment,
-        "action": score.action,
+        "action": score.action.model_dump(),
         "reward": score.reward,
         "reason": score.reason,
         "elapsed_s": round(time.perf_counter() - start, 3),
+        "pattern": pattern,
     }
+    return record
 
 
 async def episode_job(
@@ -175,7 +184,8 @@ async def episode_job(
 ) -> dict[str, Any]:
     """One episode named by its task id (what a worker process is sent)."""
     task = project.task(task_id)
-    return await run_episode(project, config, task, load_fixture(project, task), seed, rollout)
+    pattern = patterns(project).get(task_id)
+    return await run_episode(project, config, task, load_fixture(project, task), seed, rollout, pattern)
 
 
 def manifest(project: Project, config: EvalConfig, tasks: dict[str, str]) -> dict[str, Any]:
@@ -220,6 +230,11 @@ def patterns(project: Project) -> dict[str, str]:
     if project.fixtures is None:
         return {}
     path = project.fixtures.parent / "synth.json"
+    return _patterns(path, path.stat().st_mtime_ns) if path.exists() else {}
+
+
+@functools.lru_cache(maxsize=16)
+def _patterns(path: Path, mtime_ns: int) -> dict[str, str]:
     if not path.exists():
         return {}
     meta = json.loads(path.read_text(encoding="utf-8"))
@@ -271,7 +286,6 @@ async def _run_locked(
     done = {r["key"] for r in here}
     jobs = [(t.id, seed, rollout) for key, (t, _, seed, rollout) in wanted.items() if key not in done]
     total = len(wanted)
-    pattern_of = patterns(project)
     finished = [len(here), sum(bool(r["reward"]) for r in here)]
     if not config.live and not config.spread.in_process:  # built once here, not by every worker at once
         for seed in config.seeds:
@@ -280,8 +294,6 @@ async def _run_locked(
         async for _, record in run_jobs(
             project, config.spread, episode_job, [(config, *job) for job in jobs], config.concurrency
         ):
-            if record["task"] in pattern_of:
-                record["pattern"] = pattern_of[record["task"]]
             fh.write(redact(json.dumps(record, ensure_ascii=False, default=str), hidden) + "\n")
             fh.flush()
             finished[0] += 1

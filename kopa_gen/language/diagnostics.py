@@ -51,7 +51,28 @@ class Diagnostics:
         return "\n".join(d.render() for d in self.items)
 
 
-class SpecError(Exception):
+class UserError(Exception):
+    """The user's mistake (a flag, a file, a missing key or package), not a bug: the command line prints it as one
+    line, `kopa-gen <cmd>: error: <message>`, then `hint` when there is one, and exits with status 2."""
+
+    hint: str = ""
+
+    def __init__(self, *args: object, hint: str | None = None) -> None:
+        super().__init__(*args)
+        if hint is not None:
+            self.hint = hint
+
+    def __str__(self) -> str:
+        # A KeyError subclass would print its message quoted.
+        return str(self.args[0]) if len(self.args) == 1 else super().__str__()
+
+
+class NotFound(UserError, KeyError):
+    """A name the user gave (a platform, tool, task, pattern, fixture) that the project lacks; still a KeyError for
+    the callers that catch one."""
+
+
+class SpecError(UserError):
     """Raised once, at the end of a load or build, carrying every error found."""
 
     def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:

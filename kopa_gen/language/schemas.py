@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from kopa_gen.language.catalog import Catalog
 from kopa_gen.language.kopa import Domains, OperationKopa, PlatformKopa
-from kopa_gen.language.records import Fixture
+from kopa_gen.language.records import EpisodeRecord, Fixture
 from kopa_gen.language.task import Task
 from kopa_gen.language.templates import Template
 from kopa_gen.language.world import WorldFile, WorldRoot
@@ -25,6 +25,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "template.schema.json": Template,
     "domains.schema.json": Domains,
     "fixture.schema.json": Fixture,
+    "episode.schema.json": EpisodeRecord,
 }
 
 

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
+from kopa_gen.language.diagnostics import Diagnostic, Diagnostics, UserError
 
 Loc = tuple[str | int, ...]
 M = TypeVar("M", bound=BaseModel)
@@ -120,7 +120,7 @@ def load_yaml(path: Path, root: Path | None = None) -> Source:
     return Source(name, data, lines)
 
 
-class YamlError(Exception):
+class YamlError(UserError):
     """A file that is no valid YAML spec text; `diagnostics` lists every problem found (`diagnostic`: the first)."""
 
     def __init__(self, *diagnostics: Diagnostic) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kopa_gen.language.diagnostics import NotFound
 from kopa_gen.project import Project
 
 JSON = dict[str, Any]
@@ -28,7 +29,7 @@ def frozen_tools(root: Path, platform_id: str) -> list[JSON]:
     path = root / "generated" / "servers" / platform_id / "tools.json"
     if not path.is_file():
         known = ", ".join(generated_platforms(root)) or "none; run `kopa-gen build`"
-        raise KeyError(f"unknown platform {platform_id!r}; known platforms: {known}")
+        raise NotFound(f"unknown platform {platform_id!r}; known platforms: {known}")
     tools: list[JSON] = json.loads(path.read_bytes())["tools"]
     return tools
 
@@ -90,7 +91,7 @@ def format_tool(project: Project, platform_id: str, name: str) -> str:
     an example `kopa-gen call`."""
     tools = {t["name"]: t for t in frozen_tools(project.root, platform_id)}
     if name not in tools:
-        raise KeyError(f"{platform_id} has no tool {name!r}; its tools: {', '.join(sorted(tools))}")
+        raise NotFound(f"{platform_id} has no tool {name!r}; its tools: {', '.join(sorted(tools))}")
     tool = tools[name]
     schema = tool["inputSchema"]
     props: Mapping[str, Mapping[str, Any]] = schema.get("properties", {})

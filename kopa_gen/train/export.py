@@ -30,6 +30,7 @@ from typing import Any, Literal
 from kopa_gen.client.errors import redact
 from kopa_gen.evaluate.runner import EvalConfig, run_episode, secrets, selected
 from kopa_gen.evaluate.submission import SUBMIT_TOOL
+from kopa_gen.language.diagnostics import UserError
 from kopa_gen.language.task import Task
 from kopa_gen.policies.base import system_prompt
 from kopa_gen.policies.openai import openai_tools
@@ -54,7 +55,7 @@ SFT_FILES: dict[Split, str] = {"train": "sft_train.parquet", "val": "sft_val.par
 STATS_FILE = "export.json"
 
 
-class ExportError(Exception):
+class ExportError(UserError):
     """A task set that cannot be exported as it is (no tasks, missing fixtures or tools, a bad argument)."""
 
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from kopa_gen.language.diagnostics import UserError
 from kopa_gen.train.contract import AGENT_NAME
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ PRESETS: dict[str, ModelPreset] = {
 }
 
 
-class LaunchError(Exception):
+class LaunchError(UserError):
     """A launch the user must fix: a bad override, a config verl rejects, a missing file."""
 
 

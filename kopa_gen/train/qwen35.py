@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from kopa_gen.cache import cache_dir
+from kopa_gen.language.diagnostics import UserError
 
 TEMPLATE = Path(__file__).parent / "templates" / "qwen3_5_chat_template.jinja"
 SPECIALS_START = 248044
 
 
-class TokenizerError(Exception):
+class TokenizerError(UserError):
     """No Qwen3.5 tokenizer can be loaded offline (the package is missing, or the model's files are broken)."""
 
 

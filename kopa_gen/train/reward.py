@@ -72,6 +72,6 @@ def compute_score(
         "environment": None if score.environment is None else float(score.environment),
     }
     for key in ("action", "action_gated", "corr", "cr", "mpc", "eff"):
-        out[key] = float(score.action[key])
+        out[key] = float(getattr(score.action, key))
     out["reason"] = score.reason
     return out

@@ -31,6 +31,7 @@ from verl.tools.schemas import (
 )
 
 from kopa_gen.evaluate.submission import SUBMIT_TOOL
+from kopa_gen.language.diagnostics import NotFound
 from kopa_gen.language.yamlout import dump_yaml
 from kopa_gen.policies.openai import openai_tools
 from kopa_gen.project import Project
@@ -137,7 +138,7 @@ def mcp_tools(project: Project, platforms: Sequence[str]) -> list[tuple[str, dic
     for pid in platforms:
         path = project.root / "generated" / "servers" / pid / "tools.json"
         if not path.exists():
-            raise KeyError(f"no {path}; run `kopa-gen build` for platform {pid!r}")
+            raise NotFound(f"no {path}; run `kopa-gen build` for platform {pid!r}")
         out.extend((pid, tool) for tool in frozen_tools(path))
     return out
 

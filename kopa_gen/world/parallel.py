@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kopa_gen.language.diagnostics import UserError
 from kopa_gen.language.world import Table, WorldSpec
 from kopa_gen.world.fill import fill_table
 from kopa_gen.world.registry import SHARES
@@ -31,7 +32,7 @@ from kopa_gen.world.registry import SHARES
 WORKERS_ENV = "KOPA_GEN_WORLD_WORKERS"
 
 
-class WorkersError(ValueError):
+class WorkersError(UserError, ValueError):
     """`$KOPA_GEN_WORLD_WORKERS` is not a process count (the CLI prints it as one line)."""
 
 

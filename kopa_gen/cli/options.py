@@ -1,0 +1,268 @@
+"""What every command shares: the parser, the argument types, defaults read from config classes, the `Endpoint`
+option group, the spread options and the parsing of flags into a command's one config object."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import importlib
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias, TypeVar
+
+from kopa_gen.language.diagnostics import UserError
+
+if TYPE_CHECKING:
+    from kopa_gen.project import Project
+    from kopa_gen.runtime.spread import Spread
+
+T = TypeVar("T")
+
+
+class UsageError(UserError):
+    """A command-line mistake found after parsing (a missing companion option, a malformed argument): printed as
+    one line on stderr, exit status 2, like argparse's own."""
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows an option's default, except for the empty ones (None, False, [])."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        default = action.default.value if isinstance(action.default, ConfigDefault) else action.default
+        if default in (None, False, []) or default is argparse.SUPPRESS:
+            return action.help
+        return super()._get_help_string(action)
+
+
+class Parser(argparse.ArgumentParser):
+    """Every command-line mistake is one line on stderr (no usage block) and exit status 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+Subparsers: TypeAlias = "argparse._SubParsersAction[Parser]"
+"""What each command module adds its commands to."""
+
+
+class Choices(Sequence[str]):
+    """argparse `choices` read from a registry only when a value is checked or help is printed: importing every
+    policy (about a second) or the training presets is a cost other commands should not pay."""
+
+    def __init__(self, load: Callable[[], Iterable[str]]) -> None:
+        self._load = load
+
+    @functools.cached_property
+    def _names(self) -> list[str]:
+        return list(self._load())
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._names[index]
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._names
+
+
+def field_default(cls: type[Any], name: str) -> Any:
+    """The default of field `name` of a dataclass or pydantic model (a factory's value for a factory field)."""
+    if dataclasses.is_dataclass(cls):
+        field = {f.name: f for f in dataclasses.fields(cls)}[name]
+        if field.default is not dataclasses.MISSING:
+            return field.default
+        if field.default_factory is not dataclasses.MISSING:
+            return field.default_factory()
+        raise TypeError(f"{cls.__name__}.{name} has no default")
+    return cls.model_fields[name].get_default(call_default_factory=True)
+
+
+class ConfigDefault:
+    """A flag's default that lives in a config class (`"kopa_gen.edge.graph:GraphConfig.seed"`), read only when
+    help is printed or the flag's command runs: building the parser imports no config module (about a second for
+    the evaluator's), and the number is written once, in the config."""
+
+    def __init__(self, where: str, convert: Callable[[Any], Any] | None = None) -> None:
+        self.where = where
+        self.convert = convert
+
+    @functools.cached_property
+    def value(self) -> Any:
+        module, _, attr = self.where.partition(":")
+        cls_name, _, name = attr.partition(".")
+        value = field_default(getattr(importlib.import_module(module), cls_name), name)
+        return self.convert(value) if self.convert else value
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __repr__(self) -> str:
+        return f"ConfigDefault({self.where!r})"
+
+
+def default_of(cls: type[Any], name: str) -> Any:
+    """A flag's default read from a command's own options class."""
+    return field_default(cls, name)
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def port(text: str) -> int:
+    """argparse type: a TCP port, 1-65535."""
+    value = positive_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1-65535, got {value}")
+    return value
+
+
+def json_object(text: str) -> dict[str, Any]:
+    """argparse type: tool arguments as one JSON object."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(
+            f"not valid JSON ({exc.msg} at column {exc.colno}); quote keys and text values, e.g. "
+            '\'{"corp_code": "00126380"}\''
+        ) from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"must be a JSON object {{...}}, not {type(value).__name__}")
+    return value
+
+
+def json_value(text: str) -> Any:
+    """argparse type: any JSON value (a submission to grade may be malformed on purpose)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(
+            f'not valid JSON ({exc.msg} at column {exc.colno}); e.g. \'{{"answer": 154329557, "unit": "천원"}}\''
+        ) from None
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """An OpenAI-compatible model endpoint, named on the command line by one option group: `--{prefix}base-url`,
+    `--{prefix}model`, `--{prefix}api-key-env` (and `--timeout` where a command offers it)."""
+
+    base_url: str
+    model: str
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout_s: float = 60.0
+
+    def options(self) -> dict[str, Any]:
+        """The settings a policy, judge or re-solver is built from (what run.json records of it)."""
+        return {"base_url": self.base_url, "model": self.model, "api_key_env": self.api_key_env}
+
+    @staticmethod
+    def add(
+        parser: argparse.ArgumentParser,
+        prefix: str,
+        url_help: str,
+        model_help: str | None = None,
+        key_help: str = "environment variable of its key",
+        required: bool = False,
+    ) -> None:
+        """The option group of one endpoint; `prefix` ("judge", "writer", ... or "") starts every flag."""
+        flag = f"--{prefix}-" if prefix else "--"
+        parser.add_argument(f"{flag}base-url", required=required, help=url_help)
+        parser.add_argument(
+            f"{flag}model", required=required, help=model_help or f"model name at {flag}base-url"
+        )
+        parser.add_argument(f"{flag}api-key-env", default=default_of(Endpoint, "api_key_env"), help=key_help)
+
+    @staticmethod
+    def add_timeout(parser: argparse.ArgumentParser, prefix: str, help: str) -> None:
+        """The group's `--{prefix}timeout`, where a command offers one (added apart: argparse lists options in
+        the order they are added)."""
+        flag = f"--{prefix}-" if prefix else "--"
+        parser.add_argument(
+            f"{flag}timeout", type=float, default=default_of(Endpoint, "timeout_s"), help=help
+        )
+
+    @staticmethod
+    def parse(args: argparse.Namespace, prefix: str) -> Endpoint | None:
+        """The endpoint the flags name, or None without a base URL; a base URL without a model is the user's
+        mistake (it would send `"model": null`)."""
+        dest, flag = (f"{prefix}_", f"--{prefix}-") if prefix else ("", "--")
+        url, model = getattr(args, f"{dest}base_url"), getattr(args, f"{dest}model")
+        if not url:
+            return None
+        if not model:
+            raise UsageError(f"{flag}base-url needs {flag}model")
+        timeout = getattr(args, f"{dest}timeout", default_of(Endpoint, "timeout_s"))
+        return Endpoint(url, model, getattr(args, f"{dest}api_key_env"), timeout)
+
+
+def parse(cls: type[T], args: argparse.Namespace) -> T:
+    """The command's options from the parsed flags: one field per flag (its dest), `Endpoint` groups by a field's
+    `metadata={"endpoint": prefix}`, defaults from config classes resolved; validation is the class's `__post_init__`."""
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if "endpoint" in field.metadata:
+            values[field.name] = Endpoint.parse(args, field.metadata["endpoint"])
+        elif hasattr(args, field.name):
+            value = getattr(args, field.name)
+            values[field.name] = value.value if isinstance(value, ConfigDefault) else value
+    return cls(**values)
+
+
+def spread_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        type=positive_int,
+        default=ConfigDefault("kopa_gen.runtime.spread:Spread.workers"),
+        help=f"worker processes on this machine running the {what}",
+    )
+    where.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help=f"run the {what} on a Ray cluster (ADDRESS, e.g. 10.0.0.1:6379; without it $RAY_ADDRESS or a new "
+        "local cluster); every node needs this checkout at the same path",
+    )
+
+
+def spread(workers: int, ray: str | None) -> Spread:
+    from kopa_gen.runtime.spread import Spread, unreachable
+
+    address = ray or os.environ.get("RAY_ADDRESS", "") if ray is not None else ""
+    problem = unreachable(address) if address not in ("", "auto", "local") else None
+    if problem is not None:
+        raise UsageError(f"argument --ray: {problem}")
+    return Spread(workers=workers, ray=ray)
+
+
+def load(root: str | None) -> Project:
+    """The project at --root, or the one found from the working directory."""
+    from kopa_gen.project import load_project
+
+    return load_project(Path(root) if root else None)
+
+
+def root_folder(root: str | None) -> Path:
+    from kopa_gen.project import find_root
+
+    return Path(root) if root else find_root()

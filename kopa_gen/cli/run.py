@@ -1,0 +1,392 @@
+"""`kopa-gen eval`, `report`, `score`, `judge calibrate` and `stats`: run policies and models on the tasks and
+read the results."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kopa_gen.cli.options import (
+    Choices,
+    ConfigDefault,
+    Endpoint,
+    Subparsers,
+    UsageError,
+    default_of,
+    json_value,
+    load,
+    parse,
+    positive_int,
+    spread,
+    spread_arguments,
+)
+
+_EVAL = "kopa_gen.evaluate.runner:EvalConfig"
+
+
+def _policies() -> list[str]:
+    from kopa_gen.policies.base import registered
+
+    return registered()
+
+
+def _answer_modes() -> tuple[str, ...]:
+    from kopa_gen.language.task import ANSWER_MODES
+
+    return ANSWER_MODES
+
+
+def _check_k(k: int | None) -> None:
+    if k is not None and k < 1:
+        raise UsageError(f"--k must be at least 1, got {k}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvalOptions:
+    """`kopa-gen eval`; rollouts, seeds, concurrency and answer mode default to EvalConfig's."""
+
+    root: str | None = None
+    policy: str | None = None
+    model_endpoint: Endpoint | None = field(default=None, metadata={"endpoint": ""})
+    model: str | None = None  # also names the run folder
+    tasks: list[str] | None = None
+    task_dir: str | None = None
+    answer_mode: str
+    rollouts: int
+    seeds: list[int]
+    concurrency: int
+    workers: int
+    ray: str | None = None
+    out: str | None = None
+    k: int | None = None
+    live: bool = False
+    judge: Endpoint | None = field(default=None, metadata={"endpoint": "judge"})
+
+    def __post_init__(self) -> None:
+        _check_k(self.k)
+        if self.name is None:
+            raise UsageError(
+                "give --policy NAME (oracle, no-lookup, first-page, list-all, dump, do-nothing) or --base-url URL "
+                "--model M (add --policy closed-book to ask the model without tools)"
+            )
+        if self.name in ("openai", "closed-book") and self.model_endpoint is None:
+            raise UsageError(f"policy {self.name} talks to a model: give --base-url URL and --model M")
+        if self.judge and self.answer_mode != "text":
+            raise UsageError(
+                "the LLM judge reads prose replies: give --answer-mode text (a submission is graded by type alone)"
+            )
+
+    @property
+    def name(self) -> str | None:
+        """The policy: --policy, or openai for a model endpoint."""
+        return self.policy or ("openai" if self.model_endpoint else None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportOptions:
+    """`kopa-gen report`."""
+
+    root: str | None = None
+    runs: list[str]
+    k: int | None = None
+    out: str | None = None  # None: the first run folder
+
+    def __post_init__(self) -> None:
+        _check_k(self.k)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScoreOptions:
+    """`kopa-gen score`."""
+
+    root: str | None = None
+    task: str
+    answer: str | None = None
+    submit: list[object] | None = None
+    calls: str | None = None
+    task_dir: str | None = None
+    seed: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class CalibrateOptions:
+    """`kopa-gen judge calibrate`."""
+
+    root: str | None = None
+    judge: Endpoint | None = field(default=None, metadata={"endpoint": ""})
+    corpus: list[str]
+    concurrency: int = 8
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatsOptions:
+    """`kopa-gen stats`."""
+
+    root: str | None = None
+    json: bool = False
+
+
+def default_run_folder(name: str, task_dir: str | None) -> Path:
+    """runs/<model or policy> for the benchmark; runs/<model or policy>-<set> for a task dir (named after the
+    folder, or its parent when the folder is called `tasks`), so a synthesized set never lands in the benchmark
+    run (and run.json refuses a different set in the same folder)."""
+    if not task_dir:
+        return Path("runs") / name
+    folder = Path(task_dir).resolve()
+    label = folder.parent.name if folder.name == "tasks" else folder.name
+    return Path("runs") / f"{name}-{label}"
+
+
+def cmd_eval(o: EvalOptions) -> int:
+    from kopa_gen.evaluate.report import print_summary
+    from kopa_gen.evaluate.rundir import read_manifest
+    from kopa_gen.evaluate.runner import EvalConfig, failed_infrastructure, print_progress, run_eval
+
+    name = o.name
+    assert name is not None  # EvalOptions refuses no policy
+    options = o.model_endpoint.options() if o.model_endpoint and name in ("openai", "closed-book") else {}
+    project = load(o.root)
+    if o.task_dir:
+        project = project.with_task_set(Path(o.task_dir))
+    out = Path(o.out) if o.out else default_run_folder(o.model or name, o.task_dir)
+    config = EvalConfig(
+        policy=name,
+        out=out,
+        policy_options=options,
+        tasks=o.tasks,
+        rollouts=o.rollouts,
+        seeds=o.seeds,
+        concurrency=o.concurrency,
+        live=o.live,
+        answer_mode=o.answer_mode,  # type: ignore[arg-type]  # argparse checked the choice
+        spread=spread(o.workers, o.ray),
+        judge=o.judge.options() if o.judge else None,
+    )
+    records = asyncio.run(
+        run_eval(project, config, print_progress, warn=lambda line: print(line, file=sys.stderr))
+    )
+    print_summary(records, o.k, read_manifest(out))
+    print(f"episodes: {out / 'episodes.jsonl'}")
+    down = failed_infrastructure(records)
+    if down:
+        print(
+            f"{len(down)} episode(s) failed-infrastructure (the model endpoint was unreachable or answered 5xx/429 "
+            "after every retry); they count as failures until you run the same command again, which retries them",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def cmd_report(o: ReportOptions) -> int:
+    from kopa_gen.evaluate.report import RunData, render_report
+    from kopa_gen.evaluate.rundir import read_episodes, read_manifest
+
+    runs: dict[str, RunData] = {}
+    for folder in map(Path, o.runs):
+        episodes = folder / "episodes.jsonl"
+        if not episodes.exists():
+            raise UsageError(f"{episodes} not found; run `kopa-gen eval --out {folder}` first")
+        read = read_episodes(episodes)
+        for line in read.warnings:
+            print(line, file=sys.stderr)
+        name = folder.name if folder.name not in runs else str(folder)
+        runs[name] = RunData(read.records, read_manifest(folder) or {})
+    md, html = render_report(runs, o.k)
+    out = Path(o.out) if o.out else Path(o.runs[0])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.md").write_text(md, encoding="utf-8")
+    (out / "report.html").write_text(html, encoding="utf-8")
+    print(md)
+    print(f"wrote {out / 'report.md'} and {out / 'report.html'}")
+    return 0
+
+
+def cmd_score(o: ScoreOptions) -> int:
+    from kopa_gen.evaluate.probe import probe
+
+    project = load(o.root)
+    if o.task_dir:
+        project = project.with_task_set(Path(o.task_dir))
+    verdict = asyncio.run(
+        probe(project, o.task, o.answer, Path(o.calls) if o.calls else None, o.seed, o.submit)
+    )
+    print(json.dumps(verdict, ensure_ascii=False, indent=1))
+    return 0 if verdict["reward"] else 1
+
+
+def cmd_judge_calibrate(o: CalibrateOptions) -> int:
+    from kopa_gen.evaluate.corpus import load as load_corpus
+    from kopa_gen.evaluate.judge import OpenAIJudge, calibrate
+    from kopa_gen.evaluate.runner import load_fixture
+    from kopa_gen.policies.openai import EndpointError
+
+    assert o.judge is not None  # --base-url and --model are required
+    project = load(o.root)
+    files = [Path(f) for f in o.corpus] or sorted((project.root / "tests" / "data").glob("*_corpus.yaml"))
+    files = [f for f in files if f.name != "response_corpus.yaml"]  # that one has no tasks
+    if not files:
+        raise UsageError("no labelled corpus found; give --corpus FILE (a tests/data/*_corpus.yaml)")
+    cases = []
+    for f in files:
+        try:
+            cases += load_corpus(f)
+        except (OSError, ValueError, KeyError) as exc:
+            raise UsageError(f"{f}: not a labelled corpus ({exc})") from None
+    tasks = {t.id: (t, load_fixture(project, t)) for _, t in project.tasks if t.answer is not None}
+    unknown = sorted({c.task for c in cases} - set(tasks))
+    if unknown:
+        raise UsageError(f"the corpus names tasks this project lacks: {', '.join(unknown[:5])}")
+    judge = OpenAIJudge(o.judge.base_url, o.judge.model, o.judge.api_key_env, timeout_s=o.judge.timeout_s)
+    try:
+        result = asyncio.run(calibrate(judge, cases, tasks, o.concurrency))
+    except EndpointError as exc:
+        raise UsageError(f"the judge at {o.judge.base_url} failed: {exc}") from None
+    print(f"{len(result.rows)} text-mode replies from {', '.join(f.name for f in files)}")
+    print(result.table())
+    return 0
+
+
+def cmd_stats(o: StatsOptions) -> int:
+    from kopa_gen.evaluate.taskstats import benchmark_table, handoff_table, stats_document
+
+    project = load(o.root)
+    if o.json:
+        print(json.dumps(stats_document(project), ensure_ascii=False, indent=1))
+        return 0
+    print(benchmark_table(project))
+    print()
+    print(handoff_table(project))
+    return 0
+
+
+def add_commands(sub: Subparsers) -> None:
+    e = sub.add_parser("eval", help="run a policy or a model on the benchmark tasks")
+    e.add_argument(
+        "--policy",
+        choices=Choices(_policies),
+        help="reference policy: oracle, no-lookup, first-page, list-all, dump, do-nothing; or openai / "
+        "closed-book with --base-url and --model (closed-book: the model without tools)",
+    )
+    Endpoint.add(
+        e,
+        "",
+        url_help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1",
+        model_help="model name at the endpoint",
+        key_help="environment variable holding the endpoint key",
+    )
+    e.add_argument("--tasks", nargs="*", help="task ids or globs (default: all)")
+    e.add_argument(
+        "--task-dir", help="evaluate a synthesized task set (the folder `kopa-gen edge synth` wrote) instead"
+    )
+    e.add_argument(
+        "--answer-mode",
+        choices=Choices(_answer_modes),
+        default=ConfigDefault(f"{_EVAL}.answer_mode"),
+        help="submit: the agent commits through the submit_answer tool, graded by type (default); text: it "
+        "answers in prose ending with a '최종 답:' line",
+    )
+    e.add_argument(
+        "--rollouts",
+        type=positive_int,
+        default=ConfigDefault(f"{_EVAL}.rollouts"),
+        help="episodes per task and seed",
+    )
+    e.add_argument(
+        "--seeds", type=int, nargs="+", default=ConfigDefault(f"{_EVAL}.seeds"), help="sandbox seeds"
+    )
+    e.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=ConfigDefault(f"{_EVAL}.concurrency"),
+        help="episodes run at once (per worker process)",
+    )
+    spread_arguments(e, "episodes")
+    e.add_argument(
+        "--out",
+        help="run folder (default runs/<model or policy>, or runs/<model or policy>-<set> with --task-dir); "
+        "resumable, and it refuses another task set or policy",
+    )
+    e.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        help="k of the printed pass@k (default: every rollout of a task, as report)",
+    )
+    e.add_argument(
+        "--live", action="store_true", help="call the real services with keys from the environment"
+    )
+    Endpoint.add(
+        e,
+        "judge",
+        url_help="OpenAI-compatible endpoint of an LLM judge (RESPONSE fallback; off)",
+        model_help="judge model name",
+        key_help="environment variable of the judge key",
+    )
+    e.set_defaults(func=lambda args: cmd_eval(parse(EvalOptions, args)))
+
+    rp = sub.add_parser("report", help="markdown and HTML report of one run, or several side by side")
+    rp.add_argument("runs", nargs="+", help="run folders (runs/<name>)")
+    rp.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        help="k of the table's pass@k (default: every rollout of a task, as eval)",
+    )
+    rp.add_argument("--out", help="where to write report.md and report.html (default: the first run folder)")
+    rp.set_defaults(func=lambda args: cmd_report(parse(ReportOptions, args)))
+
+    sc = sub.add_parser(
+        "score",
+        help="score one candidate answer (and call log) for one task; prints the axes and reasons as JSON",
+    )
+    sc.add_argument("task", help="task id, e.g. fin-003")
+    said = sc.add_mutually_exclusive_group(required=True)
+    said.add_argument("--answer", help="a candidate final message, graded in text mode")
+    said.add_argument(
+        "--submit",
+        type=json_value,
+        action="append",
+        metavar="JSON",
+        help='submit_answer arguments, graded in submit mode, e.g. \'{"answer": 154329557, "unit": "천원"}\' '
+        "(repeat for several submissions)",
+    )
+    sc.add_argument(
+        "--calls",
+        help="a call log to replay in the sandbox: JSON list of {tool, arguments}, {calls, turns}, or JSON Lines",
+    )
+    sc.add_argument("--task-dir", help="a synthesized task set instead of the benchmark")
+    sc.add_argument(
+        "--seed", type=int, default=default_of(ScoreOptions, "seed"), help="sandbox seed for the replay"
+    )
+    sc.set_defaults(func=lambda args: cmd_score(parse(ScoreOptions, args)))
+
+    jd = sub.add_parser("judge", help="the LLM judge of text-mode RESPONSE")
+    jds = jd.add_subparsers(dest="judge_command", required=True, metavar="{calibrate}")
+    jc = jds.add_parser("calibrate", help="run the judge over the labelled corpora; agreement by class")
+    Endpoint.add(
+        jc,
+        "",
+        url_help="OpenAI-compatible endpoint of the judge (ends in /v1)",
+        model_help="judge model name",
+        key_help="environment variable of the judge key",
+        required=True,
+    )
+    jc.add_argument(
+        "--corpus", nargs="*", default=[], help="labelled corpus files (default tests/data/*_corpus.yaml)"
+    )
+    jc.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=default_of(CalibrateOptions, "concurrency"),
+        help="requests at once",
+    )
+    Endpoint.add_timeout(jc, "", help="seconds per request")
+    jc.set_defaults(func=lambda args: cmd_judge_calibrate(parse(CalibrateOptions, args)))
+
+    st = sub.add_parser("stats", help="the benchmark table and handoff statistics of the tasks")
+    st.add_argument("--json", action="store_true", help="print the figures as one JSON document")
+    st.set_defaults(func=lambda args: cmd_stats(parse(StatsOptions, args)))

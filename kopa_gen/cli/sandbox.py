@@ -1,0 +1,302 @@
+"""`kopa-gen serve`, `sandbox serve`, `call` and `tools`: the platforms as MCP servers, as the offline HTTP
+emulator, one tool call at a time, and their listings."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import quote
+
+from kopa_gen.cli.options import (
+    ConfigDefault,
+    Subparsers,
+    UsageError,
+    default_of,
+    json_object,
+    load,
+    parse,
+    port,
+    positive_int,
+    root_folder,
+)
+from kopa_gen.mcp.generated import generated_module
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServeOptions:
+    """`kopa-gen serve`."""
+
+    root: str | None = None
+    platforms: list[str]
+    transport: Literal["stdio", "http"] = "stdio"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    live: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class SandboxServeOptions:
+    """`kopa-gen sandbox serve`; seed and fault rate default to SandboxConfig's."""
+
+    root: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8765
+    faults: float
+    seed: int
+    world_seed: int | None = None  # None: specs/world/world.yaml
+    no_limits: bool = False
+    threads: bool = False
+    workers: int = 1
+
+    def __post_init__(self) -> None:
+        if self.workers > 1 and not self.no_limits:
+            raise UsageError(
+                "--workers > 1 needs --no-limits (each worker process would count quotas and rates "
+                "on its own); add --no-limits or serve with one worker"
+            )
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallOptions:
+    """`kopa-gen call`."""
+
+    root: str | None = None
+    platform: str
+    tool: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    live: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolsOptions:
+    """`kopa-gen tools`."""
+
+    root: str | None = None
+    platform: str | None = None  # None: every platform
+    tool: str | None = None
+
+
+def cmd_serve(o: ServeOptions) -> int:
+    from kopa_gen.mcp.server import platforms_server
+
+    root = root_folder(o.root)
+    if o.live:
+        # A missing key is the user's mistake: say so now, not at the first tool call of a connected client.
+        from kopa_gen.client.live import require_key
+
+        project = load(o.root)
+        for pid in o.platforms:
+            require_key(project.platform(pid))
+
+    def open_clients() -> dict[str, Any]:
+        # At the first tool call, not at start-up: tools/list needs only the generated listings.
+        from kopa_gen.compose import platform_client
+        from kopa_gen.sandbox.local import open_sandbox
+
+        project = load(o.root)
+        platforms = [project.platform(pid) for pid in o.platforms]
+        needs_sandbox = not o.live or any(p.kopa.local for p in platforms)
+        sandbox = open_sandbox(project) if needs_sandbox else None
+        return {p.id: platform_client(project, p.id, o.live, sandbox) for p in platforms}
+
+    server = platforms_server(root, o.platforms, open_clients)
+    if o.transport == "stdio":
+        from mcp.server.stdio import stdio_server
+
+        async def run_stdio() -> None:
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+
+        with _interrupt_exits():
+            asyncio.run(run_stdio())
+        return 0
+    import uvicorn
+
+    app = server.streamable_http_app(host=o.host)
+    print(
+        f"MCP {', '.join(o.platforms)} on http://{o.host}:{o.port}/mcp ({'live' if o.live else 'sandbox'})",
+        file=sys.stderr,
+    )
+    uvicorn.run(app, host=o.host, port=o.port, log_level="warning")
+    return 0
+
+
+@contextlib.contextmanager
+def _interrupt_exits() -> Iterator[None]:
+    """Ctrl-C ends a stdio server at once with status 130. The default (cancel, then wait) never finishes: the SDK
+    reads stdin in a worker thread that no cancellation reaches, so the first Ctrl-C was ignored and the second
+    printed a traceback. Nothing is lost by leaving now: each reply was flushed when it was written."""
+
+    def leave(signum: int, frame: object) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+        os._exit(130)
+
+    previous = signal.signal(signal.SIGINT, leave)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def cmd_sandbox_serve(o: SandboxServeOptions) -> int:
+    import uvicorn
+
+    from kopa_gen.sandbox.config import Faults, SandboxConfig, sandbox_key
+    from kopa_gen.sandbox.local import open_sandbox
+
+    project = load(o.root)
+    config = SandboxConfig(
+        seed=o.seed or 0, faults=Faults(rate=o.faults), limits=not o.no_limits, threads=o.threads
+    )
+    sandbox = open_sandbox(project, config, o.world_seed)
+    base = f"http://{o.host}:{o.port}"
+    encoded = False
+    for p in project.platforms:
+        key = sandbox_key(p)
+        print(
+            f"{p.id:10} {p.server_url}  ->  {base}{sandbox.prefix(p)}   key {p.key_param}={key}", flush=True
+        )
+        if quote(key, safe="") != key:
+            print(f"{'':10} in a URL write it encoded: {p.key_param}={quote(key, safe='')}", flush=True)
+            encoded = True
+    if encoded:
+        print(
+            "a key with + / = must be URL-encoded in a hand-written query string (the 'in a URL' form), as the real "
+            "data.go.kr 'Encoding' key is; an HTTP client's params= argument encodes the plain key itself",
+            flush=True,
+        )
+    if o.workers > 1:
+        from kopa_gen.sandbox.serve import SETTINGS, settings
+
+        os.environ[SETTINGS] = settings(project.root, config, o.world_seed)
+        uvicorn.run(
+            "kopa_gen.sandbox.serve:app",
+            factory=True,
+            workers=o.workers,
+            host=o.host,
+            port=o.port,
+            log_level="warning",
+        )
+        return 0
+    uvicorn.run(sandbox.app, host=o.host, port=o.port, log_level="warning")
+    return 0
+
+
+def cmd_call(o: CallOptions) -> int:
+    from kopa_gen.compose import platform_client
+
+    project = load(o.root)
+    platform = project.platform(o.platform)
+    if not any(op.tool == o.tool for op in platform.operations):
+        raise UsageError(f"{platform.id} has no tool {o.tool!r}; `kopa-gen tools {platform.id}` lists them")
+
+    async def run() -> Any:
+        client = platform_client(project, platform.id, o.live)
+        async with client:
+            box = generated_module(platform.id, root=project.root).create_toolbox(client)
+            return await box.call(o.tool, o.arguments)
+
+    outcome = asyncio.run(run())
+    print(
+        json.dumps(outcome.structured, ensure_ascii=False, indent=1) if outcome.structured else outcome.text
+    )
+    return 1 if outcome.is_error else 0
+
+
+def cmd_tools(o: ToolsOptions) -> int:
+    from kopa_gen.mcp.describe import format_listing, format_tool, generated_platforms
+    from kopa_gen.project import load_project
+
+    root = root_folder(o.root)
+    if o.tool is None:
+        print(format_listing(root, [o.platform] if o.platform else generated_platforms(root)))
+        return 0
+    assert o.platform is not None  # argparse fills the platform before the tool
+    print(format_tool(load_project(root, only=[o.platform]), o.platform, o.tool))
+    return 0
+
+
+def add_commands(sub: Subparsers) -> None:
+    s = sub.add_parser("serve", help="serve the MCP server of one platform (or of several, as one server)")
+    s.add_argument("platforms", nargs="+", metavar="platform", help="platform ids (see `kopa-gen tools`)")
+    s.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default=default_of(ServeOptions, "transport"),
+        help="MCP transport",
+    )
+    s.add_argument(
+        "--host", default=default_of(ServeOptions, "host"), help="with --transport http: address to listen on"
+    )
+    s.add_argument(
+        "--port", type=port, default=default_of(ServeOptions, "port"), help="with --transport http: port"
+    )
+    s.add_argument(
+        "--live", action="store_true", help="call the real service with the key from the environment"
+    )
+    s.set_defaults(func=lambda args: cmd_serve(parse(ServeOptions, args)))
+
+    sb = sub.add_parser("sandbox", help="the offline emulator of every platform")
+    sbs = sb.add_subparsers(dest="sandbox_command", required=True)
+    ss = sbs.add_parser("serve", help="serve all platforms on loopback for any HTTP client")
+    ss.add_argument("--host", default=default_of(SandboxServeOptions, "host"), help="address to listen on")
+    ss.add_argument("--port", type=port, default=default_of(SandboxServeOptions, "port"), help="port")
+    ss.add_argument(
+        "--faults",
+        type=float,
+        default=ConfigDefault("kopa_gen.sandbox.config:Faults.rate"),
+        help="share of requests that fail transiently (seeded)",
+    )
+    ss.add_argument(
+        "--seed",
+        type=int,
+        default=ConfigDefault("kopa_gen.sandbox.config:SandboxConfig.seed"),
+        help="fault seed",
+    )
+    ss.add_argument(
+        "--world-seed", type=int, default=None, help="world seed (default: specs/world/world.yaml)"
+    )
+    ss.add_argument("--no-limits", action="store_true", help="do not enforce quotas and rate limits")
+    ss.add_argument(
+        "--threads",
+        action="store_true",
+        help="answer world reads in a thread pool (pays off for heavy queries; light ones are faster on the event "
+        "loop, where no thread waits for the GIL)",
+    )
+    ss.add_argument(
+        "--workers",
+        type=positive_int,
+        default=default_of(SandboxServeOptions, "workers"),
+        help="server processes sharing the port (more than 1 needs --no-limits: quotas are counted per process)",
+    )
+    ss.set_defaults(func=lambda args: cmd_sandbox_serve(parse(SandboxServeOptions, args)))
+
+    c = sub.add_parser("call", help="call one tool and print its result")
+    c.add_argument("platform", help="platform id (see `kopa-gen tools`)")
+    c.add_argument("tool", help="tool name (see `kopa-gen tools PLATFORM`)")
+    c.add_argument(
+        "arguments",
+        nargs="?",
+        type=json_object,
+        default="{}",
+        help='tool arguments as one JSON object, e.g. \'{"corp_code": "00126380"}\'',
+    )
+    c.add_argument(
+        "--live", action="store_true", help="call the real service with the key from the environment"
+    )
+    c.set_defaults(func=lambda args: cmd_call(parse(CallOptions, args)))
+
+    tl = sub.add_parser(
+        "tools", help="list the tools of the platforms, or one tool's arguments and an example"
+    )
+    tl.add_argument("platform", nargs="?", help="platform id (default: every platform)")
+    tl.add_argument("tool", nargs="?", help="tool name: its arguments, paging and an example call")
+    tl.set_defaults(func=lambda args: cmd_tools(parse(ToolsOptions, args)))
