@@ -16,7 +16,7 @@ import pytest
 from kopa_gen.language.diagnostics import Level, SpecError
 from kopa_gen.project import load_project
 from kopa_gen.world.build import build_into
-from kopa_gen.world.declared import check_digit
+from kopa_gen.world.codes import check_digit
 from tests.toyspec import WORLD_FILE, spec_copy, write_project
 
 REGIONS = {

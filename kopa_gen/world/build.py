@@ -25,7 +25,6 @@ from kopa_gen.world.fill import create_table, fill_table
 from kopa_gen.world.parallel import Builders, world_workers
 from kopa_gen.world.registry import DATA, SHARES, GenContext, generators
 
-GENERATORS = Path(__file__).parent / "generators"
 MANIFEST = "_kopa_tables"
 KEEP = 2  # older worlds of a seed kept in the cache (another checkout may be using one)
 
@@ -33,19 +32,12 @@ Progress = Callable[[str], None]
 
 
 def code_hash() -> str:
-    """The generator code and data files every table is made with."""
+    """The code and data files every table is made with: every module of kopa_gen/world (generators, declared
+    columns, shared helpers, the build itself) and the bundled data, so no list of files can fall behind."""
     h = hashlib.sha256()
-    for path in sorted(
-        [
-            *GENERATORS.glob("*.py"),
-            *DATA.glob("*.tsv"),
-            Path(__file__).with_name("registry.py"),
-            Path(__file__).with_name("declared.py"),
-            Path(__file__).with_name("draws.py"),
-            Path(__file__).with_name("fill.py"),
-        ]
-    ):
-        h.update(path.name.encode())
+    here = Path(__file__).parent
+    for path in sorted([*here.rglob("*.py"), *DATA.glob("*.tsv")]):
+        h.update(path.relative_to(here).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()
 

@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 from kopa_gen.language.world import Column, ColumnGen, Table, by_key
+from kopa_gen.world.codes import check_digit
 from kopa_gen.world.draws import Picker, below
 from kopa_gen.world.registry import DATA, GenContext, Row
 
@@ -35,27 +36,6 @@ def day(text: str, today: dt.date) -> dt.date:
         sign, days = m.groups()
         return today + dt.timedelta(days=(-1 if sign == "-" else 1) * int(days or 0))
     return dt.date.fromisoformat(text)
-
-
-def check_digit(digits: str, rule: str) -> str:
-    """The check digit appended to a code (every non-digit is ignored)."""
-    ds = [int(c) for c in digits if c.isdigit()]
-    if rule == "luhn":
-        total = 0
-        for i, d in enumerate(reversed(ds)):
-            if i % 2 == 0:
-                d *= 2
-                d -= 9 if d > 9 else 0
-            total += d
-        return str((10 - total % 10) % 10)
-    if rule == "mod10":  # weights 1,2,1,2... (법인등록번호)
-        total = sum(d * (1 if i % 2 == 0 else 2) for i, d in enumerate(ds))
-        return str((10 - total % 10) % 10)
-    # brn: 사업자등록번호, weights 1,3,7,1,3,7,1,3,5 over the first nine digits
-    weights = (1, 3, 7, 1, 3, 7, 1, 3, 5)
-    nine = (ds + [0] * 9)[:9]
-    total = sum(d * w for d, w in zip(nine, weights, strict=True)) + (nine[8] * 5) // 10
-    return str((10 - total % 10) % 10)
 
 
 @cache
@@ -187,7 +167,7 @@ def _address(ctx: GenContext, rng: random.Random, source: str) -> Draw:
     """Road addresses in the legal district whose code is in column `source`: in that 동 or 리 itself, or for a
     larger district (a 읍, a 구) in one of its current leaf 동/리 drawn from the stream. Blank for a code that is
     not current."""
-    from kopa_gen.world.generators.neis_places import Place, building_number, load_places, road_name
+    from kopa_gen.world.places import Place, building_number, load_places, road_name
 
     places: dict[str, Place] = {}
     inside: dict[str, list[Place]] = {}  # district prefix -> its places in code order (a 시도's, once loaded)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kopa_gen.language.world import Table
+from kopa_gen.world.codes import check_digit
 from kopa_gen.world.registry import GenContext, Row, generator
 
 SYLLABLES = {
@@ -163,20 +164,6 @@ def company_name(rng: random.Random) -> tuple[str, str]:
     return "".join(parts) + suffix, f"{romanized} {ROMAN.get(suffix, 'CO')}".strip()
 
 
-def check_digit_10(body: str) -> str:
-    """Korean corporate registration number (법인등록번호) check digit: weights 1,2 alternating, mod 10."""
-    total = sum(int(d) * (1 if i % 2 == 0 else 2) for i, d in enumerate(body))
-    return str((10 - total % 10) % 10)
-
-
-def bizr_check(body: str) -> str:
-    """Business registration number (사업자등록번호) check digit."""
-    weights = [1, 3, 7, 1, 3, 7, 1, 3, 5]
-    total = sum(int(d) * w for d, w in zip(body, weights, strict=True))
-    total += int(body[8]) * 5 // 10
-    return str((10 - total % 10) % 10)
-
-
 def district_pool(ctx: GenContext) -> list[tuple[str, str]]:
     """Current 읍면동-level legal districts (code, full name), weighted towards the capital region."""
     rows = ctx.rows(
@@ -261,12 +248,12 @@ def companies(ctx: GenContext, table: Table) -> Iterator[Row]:
                 ("1101", "1201", "1301", "1311", "1344", "1358", "1801", "2001", "1601", "1746")
             )
             jurir_body = f"{office}11{rng.randrange(0, 999999):06d}"
-            jurir_no = jurir_body + check_digit_10(jurir_body)
+            jurir_no = jurir_body + check_digit(jurir_body, "mod10")
             if jurir_no not in jurirs:
                 jurirs.add(jurir_no)
                 break
         biz_body = f"{rng.randrange(101, 899)}{rng.randrange(81, 88)}{rng.randrange(0, 9999):04d}"
-        bizr_no = biz_body + bizr_check(biz_body)
+        bizr_no = biz_body + check_digit(biz_body, "brn")
         area = AREA_CODES.get(region_cd[:2], "02")
         phone = f"{area}-{rng.randrange(200, 9999)}-{rng.randrange(0, 9999):04d}"
         fax = f"{area}-{rng.randrange(200, 9999)}-{rng.randrange(0, 9999):04d}" if rng.random() < 0.6 else ""

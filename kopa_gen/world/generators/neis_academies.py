@@ -14,7 +14,7 @@ from typing import Any
 from kopa_gen.language.world import Table
 from kopa_gen.world.draws import Picker, below
 from kopa_gen.world.generators.neis_calendar import last_day, ymd
-from kopa_gen.world.generators.neis_places import Place, building_number, load_places, road_name, stem
+from kopa_gen.world.places import Place, building_number, load_places, road_name, stem
 from kopa_gen.world.registry import GenContext, Row, generator
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from kopa_gen.world.draws import Picker, some_day
 from kopa_gen.world.generators.neis_calendar import last_day, ymd
 from kopa_gen.world.generators.neis_codes import DAY, LEVELS
-from kopa_gen.world.generators.neis_places import (
+from kopa_gen.world.places import (
     Place,
     building_number,
     load_places,
