@@ -8,6 +8,7 @@ from pathlib import Path
 
 from kopa_gen.project import Project
 from kopa_gen.world.build import MANIFEST, BuiltWorld, build_into
+from kopa_gen.world.codes import check_digit
 
 
 def small(project: Project) -> object:
@@ -117,6 +118,14 @@ def test_company_is_the_same_company_everywhere(world: BuiltWorld) -> None:
         "WHERE p.itmsNm != c.corp_name"
     ).fetchone()[0]
     assert prices == 0
+
+
+def test_isins_carry_their_check_digit(world: BuiltWorld) -> None:
+    assert check_digit("KR700593000", "isin") == "3"  # Samsung Electronics KR7005930003
+    assert check_digit("US037833100", "isin") == "5"  # Apple US0378331005 (a letter pair other than KR)
+    db = sqlite3.connect(world.path)
+    rows = db.execute("SELECT srtnCd, isinCd FROM fsc_securities").fetchall()
+    assert rows and all(isin == f"KR7{code}00" + check_digit(f"KR7{code}00", "isin") for code, isin in rows)
 
 
 def test_addresses_are_real_legal_districts(world: BuiltWorld) -> None:

@@ -1,11 +1,13 @@
-"""Check digits of Korean registration numbers, written once for the declared `code` columns and the company
-generator alike."""
+"""Check digits of Korean registration numbers and of ISINs, written once for the declared `code` columns and the
+generators alike."""
 
 from __future__ import annotations
 
 
 def check_digit(digits: str, rule: str) -> str:
-    """The check digit appended to a code (every non-digit is ignored)."""
+    """The check digit appended to a code (every non-digit is ignored, but for `isin`)."""
+    if rule == "isin":  # ISIN (ISO 6166): letters to numbers (A=10 ... Z=35), then Luhn
+        return check_digit("".join(str(int(ch, 36)) for ch in digits), "luhn")
     ds = [int(c) for c in digits if c.isdigit()]
     if rule == "luhn":
         total = 0

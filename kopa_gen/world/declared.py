@@ -8,20 +8,20 @@ values. `sql` columns are computed after the rows are written (`derive`), in col
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import math
 import random
 import re
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
-from functools import cache
 from typing import Any
 
 from kopa_gen.language.world import Column, ColumnGen, Table, by_key
 from kopa_gen.world.codes import check_digit
 from kopa_gen.world.draws import Picker, below
-from kopa_gen.world.registry import DATA, GenContext, Row
+from kopa_gen.world.names import weighted_names
+from kopa_gen.world.places import Place, building_number, load_places, road_name
+from kopa_gen.world.registry import GenContext, Row
 
 Draw = Callable[[dict[str, Any], int], Any]
 """One column's value for a row: (the row so far, the row's sequence number n) -> value."""
@@ -36,17 +36,6 @@ def day(text: str, today: dt.date) -> dt.date:
         sign, days = m.groups()
         return today + dt.timedelta(days=(-1 if sign == "-" else 1) * int(days or 0))
     return dt.date.fromisoformat(text)
-
-
-@cache
-def names() -> tuple[tuple[list[str], list[float]], tuple[list[str], list[float]]]:
-    """(surnames, weights), (given names, weights) from the bundled list (kopa_gen/world/data/README.md)."""
-    out: dict[str, tuple[list[str], list[float]]] = {"surname": ([], []), "given": ([], [])}
-    with open(DATA / "korean_names.tsv", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh, delimiter="\t"):
-            out[row["kind"]][0].append(row["name"])
-            out[row["kind"]][1].append(float(row["weight"]))
-    return out["surname"], out["given"]
 
 
 def _picker(values: Sequence[Any], weights: Sequence[float] | None, rng: random.Random) -> Callable[[], Any]:
@@ -128,7 +117,7 @@ def column_draw(ctx: GenContext, table: Table, column: Column) -> Draw | None:
         fmt_date = gen.format
         return lambda row, n: dt.date.fromordinal(first + int(rng.random() * span)).strftime(fmt_date)
     if kind == "person":
-        (surnames, sw), (given, gw) = names()
+        (surnames, sw), (given, gw) = weighted_names()
         sur, giv = _picker(surnames, sw, rng), _picker(given, gw, rng)
         part = gen.person
         return lambda row, n: sur() if part == "surname" else giv() if part == "given" else sur() + giv()
@@ -167,8 +156,6 @@ def _address(ctx: GenContext, rng: random.Random, source: str) -> Draw:
     """Road addresses in the legal district whose code is in column `source`: in that 동 or 리 itself, or for a
     larger district (a 읍, a 구) in one of its current leaf 동/리 drawn from the stream. Blank for a code that is
     not current."""
-    from kopa_gen.world.places import Place, building_number, load_places, road_name
-
     places: dict[str, Place] = {}
     inside: dict[str, list[Place]] = {}  # district prefix -> its places in code order (a 시도's, once loaded)
     loaded: set[str] = set()

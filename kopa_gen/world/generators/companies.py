@@ -3,6 +3,10 @@
 One row per company; DART, FSC and the stock tables are views or children of it, so a company means the same
 thing everywhere: corp_code (DART) = fssCorpUnqNo (FSC), stock_code = srtnCd, jurir_no = crno, and the address
 lies in a real current legal district (region_cd).
+
+Code, not a declaration: a company's Korean and English names are composed together from syllables, anchors take the
+place of drawn companies, stock codes stay unique across both, and the registration numbers carry check digits over
+drawn bodies.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 
 from kopa_gen.language.world import Table
 from kopa_gen.world.codes import check_digit
+from kopa_gen.world.names import person
 from kopa_gen.world.registry import GenContext, Row, generator
 
 SYLLABLES = {
@@ -124,8 +129,6 @@ INDUSTRIES = (
     "264 261 262 212 201 204 241 303 411 421 582 620 631 649 701 721 107 108 221 222 251 259 271 281 291 "
     "292 464 467 471 521 591 702 711 732 764"
 ).split()
-FAMILY = "김 이 박 최 정 강 조 윤 장 임 한 오 서 신 권 황 안 송 류 전 홍 고 문 양 손 배 백 허 유 남".split()
-GIVEN = "민준 서준 도윤 예준 시우 하준 주원 지호 지후 준서 서연 서윤 지우 서현 하은 민서 하윤 윤서 지민 채원 영수 정호 성민 재현 동훈 상철 경희 미경 은정 혜진".split()
 ROADS = "중앙로 대학로 산업로 테헤란로 세종대로 충장로 번영로 시청로 공단로 과학로 역삼로 판교역로 디지털로 엑스포로 해안로 문화로 신평로 평화로 동서대로 삼성로".split()
 
 AREA_CODES = {
@@ -150,10 +153,6 @@ AREA_CODES = {
 
 # Listed companies by market: (corp_cls, count, share of all listed)
 MARKETS = (("Y", 950), ("K", 1820), ("N", 120))
-
-
-def person(rng: random.Random) -> str:
-    return rng.choice(FAMILY) + rng.choice(GIVEN)
 
 
 def company_name(rng: random.Random) -> tuple[str, str]:

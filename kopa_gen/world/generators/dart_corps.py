@@ -1,6 +1,10 @@
 """Records of the DART ownership simulation: a listed company (`Corp`) with its officers, its largest
 shareholder's group and outside 5% holders, the share state (`Snapshot`) kept at every half-year end, and the
-event logs (capital changes, treasury flows, group changes) the periodic-report tables read."""
+event logs (capital changes, treasury flows, group changes) the periodic-report tables read.
+
+Code, not a declaration: part of the DART ownership simulation, one stateful run per listed company replayed day by
+day, so that every table it feeds agrees with the others; independent column draws cannot keep that.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,9 @@
 """DS005 major-event decisions (주요사항보고서) in the DART ownership simulation: share issues (유상증자),
-convertible bonds (전환사채) and buybacks (자기주식 취득), with the share events each causes."""
+convertible bonds (전환사채) and buybacks (자기주식 취득), with the share events each causes.
+
+Code, not a declaration: part of the DART ownership simulation, one stateful run per listed company replayed day by
+day, so that every table it feeds agrees with the others; independent column draws cannot keep that.
+"""
 
 from __future__ import annotations
 

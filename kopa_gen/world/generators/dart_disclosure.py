@@ -1,6 +1,10 @@
 """How DART writes a disclosure, shared by every DART table: the window of events and filings, filing on business
 days, receipt numbers (접수번호), report periods and the amounts the reports state, and the way counts, ratios and
-dates are printed."""
+dates are printed.
+
+Code, not a declaration: part of the DART ownership simulation, one stateful run per listed company replayed day by
+day, so that every table it feeds agrees with the others; independent column draws cannot keep that.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,9 @@
 """Dividends per DART periodic report (배당에 관한 사항, alotMatter): per-share and total cash dividends from the
-company's payout policy over consolidated earnings, for the period and the two years before."""
+company's payout policy over consolidated earnings, for the period and the two years before.
+
+Code, not a declaration: part of the DART ownership simulation, one stateful run per listed company replayed day by
+day, so that every table it feeds agrees with the others; independent column draws cannot keep that.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,10 @@
 """The list.json index of DART filings (공시검색): every filing of the window, from periodic reports, DS005
 decisions and 5%/insider reports to audit reports of unlisted firms and exchange disclosures (거래소 공시) of
-listed ones."""
+listed ones.
+
+Code, not a declaration: part of the DART ownership simulation, one stateful run per listed company replayed day by
+day, so that every table it feeds agrees with the others; independent column draws cannot keep that.
+"""
 
 from __future__ import annotations
 

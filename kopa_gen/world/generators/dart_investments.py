@@ -1,6 +1,10 @@
 """Investments in other companies per DART periodic report (타법인 출자현황): subsidiaries and stakes drawn per
 listed company (unlisted firms of the world and foreign subsidiaries), with their yearly acquisitions and
-valuation changes."""
+valuation changes.
+
+Code, not a declaration: part of the DART ownership simulation, one stateful run per listed company replayed day by
+day, so that every table it feeds agrees with the others; independent column draws cannot keep that.
+"""
 
 from __future__ import annotations
 

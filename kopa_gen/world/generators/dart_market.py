@@ -5,6 +5,9 @@ Per listed company, MarketBuilder draws a profile, the officers (dart_roster), t
 (dart_shareholders) and the DS005 decisions (dart_decisions), then replays the share events day by day from
 2023-01-01 to the day before today, keeping a Snapshot at every half-year end and filing the 5% and insider
 reports the changes require.
+
+Code, not a declaration: part of the DART ownership simulation, one stateful run per listed company replayed day by
+day, so that every table it feeds agrees with the others; independent column draws cannot keep that.
 """
 
 from __future__ import annotations

@@ -1,6 +1,10 @@
 """DART tables that list the ownership simulation's own records: company profiles (the table that runs the
 simulation, its anchors pinning real companies), officers, DS005 decisions, 5% and insider reports, and capital
-changes (증자·감자)."""
+changes (증자·감자).
+
+Code, not a declaration: part of the DART ownership simulation, one stateful run per listed company replayed day by
+day, so that every table it feeds agrees with the others; independent column draws cannot keep that.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,10 @@
 """Shares and ownership as each DART periodic report states them (DS002): treasury stock (자기주식), the total
 number of shares (주식의 총수), the largest shareholder's group and its changes, and minority shareholders
-(소액주주), all read from the ownership simulation's half-year snapshots and event logs."""
+(소액주주), all read from the ownership simulation's half-year snapshots and event logs.
+
+Code, not a declaration: part of the DART ownership simulation, one stateful run per listed company replayed day by
+day, so that every table it feeds agrees with the others; independent column draws cannot keep that.
+"""
 
 from __future__ import annotations
 

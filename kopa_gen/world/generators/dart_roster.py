@@ -1,20 +1,21 @@
 """Officers of a listed company (임원) in the DART ownership simulation: the CEO, registered directors, auditors and
 unregistered officers in office before the window, their turnover (terms end at annual general meetings,
-unregistered officers change in December) and the shares they hold; also how people's names are drawn."""
+unregistered officers change in December) and the shares they hold (names come from kopa_gen/world/names.py).
+
+Code, not a declaration: part of the DART ownership simulation, one stateful run per listed company replayed day by
+day, so that every table it feeds agrees with the others; independent column draws cannot keep that.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
-import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kopa_gen.world.generators.companies import FAMILY
 from kopa_gen.world.generators.dart_corps import SIZE_BIG, SIZE_MID, SIZE_SMALL, Corp, Officer
 from kopa_gen.world.generators.dart_disclosure import FIRST_DAY, add_years, weekday
+from kopa_gen.world.names import FEMALE, MALE, person
 
-MALE = ["민준", "서준", "도윤", "예준", "시우", "하준", "주원", "지호", "지후", "준서", "영수", "정호", "성민", "재현", "동훈", "상철", "종훈", "병철", "승우", "태호"]  # fmt: skip
-FEMALE = ["서연", "서윤", "지우", "서현", "하은", "민서", "하윤", "윤서", "지민", "채원", "경희", "미경", "은정", "혜진", "수진", "지영", "은주", "현정"]  # fmt: skip
 INSIDE_JOBS = ["경영총괄", "재무총괄(CFO)", "경영지원본부장", "연구소장", "영업본부장", "생산본부장", "전략기획실장", "사업부장", "기술총괄(CTO)", "품질경영본부장"]  # fmt: skip
 OUTER_CAREERS = (
     "대학교 경영학과 교수",
@@ -32,10 +33,6 @@ UNIVERSITIES = ["서울", "연세", "고려", "성균관", "한양", "카이스�
 UNREG_JOBS = ["경영지원", "재무", "인사", "영업", "마케팅", "구매", "생산", "품질", "연구개발", "해외영업", "IT전략", "법무", "홍보", "기획"]  # fmt: skip
 
 
-def person(rng: random.Random, female: bool = False) -> str:
-    return rng.choice(FAMILY) + rng.choice(FEMALE if female else MALE)
-
-
 def agm(c: Corp, year: int) -> dt.date:
     """The company's annual general meeting of `year` (a weekday in the second half of March)."""
     offset = int(c.code) % 11
@@ -47,7 +44,7 @@ def new_officer(c: Corp, kind: str, start: dt.date, unlisted: Sequence[str]) -> 
     rng = c.rng
     big = c.size == SIZE_BIG
     female = rng.random() < (0.2 if kind == "outside" else 0.08)
-    name = person(rng, female)
+    name = person(rng, FEMALE if female else MALE)
     lo, hi = {"inside": (1960, 1976), "outside": (1952, 1972), "unreg": (1964, 1982)}.get(kind, (1958, 1974))
     birth = f"{rng.randint(lo, hi)}년 {rng.randint(1, 12):02d}월"
     other = rng.choice(unlisted)

@@ -1,5 +1,9 @@
 """Shareholders of a listed company in the DART ownership simulation: the largest shareholder's group (최대주주 및
-특수관계인), outside 5% holders, and the trades that move their stakes and officers' shares during the window."""
+특수관계인), outside 5% holders, and the trades that move their stakes and officers' shares during the window.
+
+Code, not a declaration: part of the DART ownership simulation, one stateful run per listed company replayed day by
+day, so that every table it feeds agrees with the others; independent column draws cannot keep that.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from typing import Any
 
 from kopa_gen.world.generators.dart_corps import SIZE_BIG, SIZE_SMALL, Corp, Holder
 from kopa_gen.world.generators.dart_disclosure import FIRST_DAY, weekday
-from kopa_gen.world.generators.dart_roster import person
+from kopa_gen.world.names import FEMALE, MALE, person
 
 EXTERNAL_HOLDERS = (
     "BlackRock Fund Advisors",
@@ -67,16 +71,16 @@ def holders(
 
     def relative() -> str:
         taken = {h.nm for h in c.group}
-        name = person(rng, rng.random() < 0.5)
+        name = person(rng, FEMALE if rng.random() < 0.5 else MALE)
         while name in taken:
-            name = person(rng, rng.random() < 0.5)
+            name = person(rng, FEMALE if rng.random() < 0.5 else MALE)
         return name
 
     if kind == "dispersed":
         c.group.append(Holder(NPS, "본인", stake(6, 11), major=True))
     elif kind == "founder":
         ceo_is_major = rng.random() < 0.7
-        major = Holder(c.ceo if ceo_is_major else person(rng), "본인", stake(12, 35), major=True)
+        major = Holder(c.ceo if ceo_is_major else person(rng, MALE), "본인", stake(12, 35), major=True)
         if ceo_is_major:
             major.officer = c.officers[0]
             c.officers[0].relate = "본인"

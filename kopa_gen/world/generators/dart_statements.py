@@ -1,9 +1,12 @@
 """OpenDART statement tables: what DART adds on top of the shared finance core (`companies`, `financials`).
 
-Statements are views over `financials` (see specs/world/dart.yaml); this module fills the small tables those views
-join: the bases a statement line is derived from, the account map of fnlttSinglAcnt, the statement line templates
-(the statement of changes in equity is built here, `sce_lines`), the XBRL taxonomy forms and the indicator
-definitions.
+Statements are views over `financials` (see specs/world/dart.yaml), and the bases and account map they join are
+declared there. This module fills the tables that are built, not listed: the statement line templates (whose
+statement of changes in equity is generated per component, `sce_lines`), the XBRL taxonomy forms and the
+indicator definitions.
+
+Code, not a declaration: the templates expand named line groups, the statement of changes in equity is generated per
+equity component, and the taxonomy forms read the templates back.
 """
 
 from __future__ import annotations
@@ -16,27 +19,6 @@ from kopa_gen.language.world import Table
 from kopa_gen.world.registry import GenContext, Row, generator
 
 CASH_SHARE = 0.24  # cash and equivalents as a share of current assets (dart_fs_cells uses the same constant)
-
-# ------------------------------------------------------------------------------------------------ static tables
-# Bases of dart_fs_cells: the amounts a statement line can be derived from (see the view for their formulas).
-BASES = ["rev", "oi", "pti", "ni", "ca", "nca", "ta", "cl", "ncl", "tl", "cap", "re", "te", "zero", "nonop", "tax", "nci_ni", "nio", "eps", "cash", "nci", "owners", "oeq", "dcash", "dcap", "dre", "doeq", "downers", "dnci", "dte", "cash_l", "cap_l", "re_l", "oeq_l", "owners_l", "nci_l", "te_l"]  # fmt: skip
-
-# fnlttSinglAcnt: (basis, sj_div, sj_nm, account_nm, ord)
-MAJOR_ACCOUNTS = (
-    ("ca", "BS", "재무상태표", "유동자산", 1),
-    ("nca", "BS", "재무상태표", "비유동자산", 3),
-    ("ta", "BS", "재무상태표", "자산총계", 5),
-    ("cl", "BS", "재무상태표", "유동부채", 7),
-    ("ncl", "BS", "재무상태표", "비유동부채", 9),
-    ("tl", "BS", "재무상태표", "부채총계", 11),
-    ("cap", "BS", "재무상태표", "자본금", 13),
-    ("re", "BS", "재무상태표", "이익잉여금", 17),
-    ("te", "BS", "재무상태표", "자본총계", 21),
-    ("rev", "IS", "손익계산서", "매출액", 23),
-    ("oi", "IS", "손익계산서", "영업이익", 25),
-    ("pti", "IS", "손익계산서", "법인세차감전 순이익", 27),
-    ("ni", "IS", "손익계산서", "당기순이익", 29),
-)
 
 NOT_STANDARD = "-표준계정코드 미사용-"
 SJ_NAMES = {
@@ -108,19 +90,6 @@ def sce_lines() -> Iterator[tuple[Line, str]]:
                 else:
                     x, share = PROFIT_SHARE[basis]
                     yield Line(NOT_STANDARD, "기타자본변동", x, 0, share, change, 1, fs), detail
-
-
-@generator("dart_bases")
-def dart_bases(ctx: GenContext, table: Table) -> Iterator[Row]:
-    """Columns: basis, sort."""
-    for i, name in enumerate(BASES):
-        yield name, i
-
-
-@generator("dart_account_map")
-def dart_account_map(ctx: GenContext, table: Table) -> Iterator[Row]:
-    """Columns: basis, sj_div, sj_nm, account_nm, ord."""
-    yield from MAJOR_ACCOUNTS
 
 
 @generator("dart_statement_lines")

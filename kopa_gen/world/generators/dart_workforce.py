@@ -1,5 +1,9 @@
 """The people a company pays, per DART periodic report (DS002): registered officers' pay in total and the top
-earners (임원 보수, 5억 원 이상), and employees by business segment and sex (직원 현황)."""
+earners (임원 보수, 5억 원 이상), and employees by business segment and sex (직원 현황).
+
+Code, not a declaration: part of the DART ownership simulation, one stateful run per listed company replayed day by
+day, so that every table it feeds agrees with the others; independent column draws cannot keep that.
+"""
 
 from __future__ import annotations
 

@@ -3,6 +3,9 @@ single source for DART's statements and FSC's financial services so that both pl
 
 Income-statement amounts are for the report's own period (a quarter, a half or the year) plus the cumulative
 amount since the start of the fiscal year; balance-sheet amounts are as of the period end. Values in won.
+
+Code, not a declaration: a company's statements are one consistent set (subtotals add up, cumulative amounts sum the
+periods, a year grows from the one before), which independent column draws cannot give.
 """
 
 from __future__ import annotations

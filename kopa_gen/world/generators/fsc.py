@@ -3,6 +3,11 @@ affiliates and consolidated subsidiaries.
 
 Financial statements need no table here: the FSC views read the shared `financials` rows, so DART and FSC report
 the same numbers. Every listed company of `companies` is a KRX security (srtnCd = stock_code).
+
+Code, not a declaration: the price walk is a path (each close follows the one before, within limits and on ticks),
+indices chain their members' market caps day by day, and outlines, groups and subsidiaries are per-company
+structures. fsc_securities would be a declared `for_each` over companies but for its ISIN check digit: the declared
+`code` kind's `check` has no `isin` rule yet (codes.check_digit has).
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from kopa_gen.language.world import Table
-from kopa_gen.world.generators.companies import person
+from kopa_gen.world.codes import check_digit
+from kopa_gen.world.names import person
 from kopa_gen.world.registry import GenContext, Row, generator
 
 # KRX market closures on 2026 weekdays: the official 2026 public holidays (관공서의 공휴일에 관한 규정, as published
@@ -131,16 +137,6 @@ def ceil_tick(price: float) -> int:
     return int(-(-price // size)) * size
 
 
-def isin_check(body: str) -> str:
-    """ISIN check digit: letters to numbers (A=10 … Z=35), then Luhn with the rightmost digit doubled."""
-    digits = "".join(str(int(ch, 36)) for ch in body)
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch) * (2 if i % 2 == 0 else 1)
-        total += d - 9 if d > 9 else d
-    return str((10 - total % 10) % 10)
-
-
 def basis_points(change: int, prev: int) -> int:
     """Change as hundredths of a percent, rounded half away from zero (KRX 등락률)."""
     q = (abs(change) * 20_000 + prev) // (2 * prev)
@@ -178,7 +174,7 @@ def fsc_securities(ctx: GenContext, table: Table) -> Iterator[Row]:
     )
     for stock_code, name, cls, shares, corp_code in listed:
         body = f"KR7{stock_code}00"
-        yield stock_code, body + isin_check(body), name, MARKET_NAMES[cls], shares, corp_code
+        yield stock_code, body + check_digit(body, "isin"), name, MARKET_NAMES[cls], shares, corp_code
 
 
 def _walk(rng: random.Random, market: str, shares: int, base: int, factor: Sequence[float]) -> list[Row]:

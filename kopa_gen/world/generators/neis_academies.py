@@ -1,5 +1,9 @@
 """The 학원·교습소 register (학원교습소정보): academies placed in the 동 of schools weighted by pupils and academy
-districts, with realm, fees, capacity, address, contact and registration dates; 지정번호 in registration order."""
+districts, with realm, fees, capacity, address, contact and registration dates; 지정번호 in registration order.
+
+Code, not a declaration: academies are placed near schools weighted by pupils and academy districts, their realm,
+name, fee and capacity drawn together, and numbers assigned in registration order.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,10 @@
 """The school calendar (학사일정): per level, a few variants of the academic year's events (holidays, vacations,
 exams, school events), the school days they leave and the terms; also the day arithmetic the education tables
-share (YYYYMMDD text, the last day with data)."""
+share (YYYYMMDD text, the last day with data).
+
+Code, not a declaration: a year's events follow calendar rules (holidays, vacations around them, exams inside
+terms), and the school days and terms are what they leave.
+"""
 
 from __future__ import annotations
 

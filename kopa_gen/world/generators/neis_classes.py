@@ -1,5 +1,10 @@
-"""Classes and what the timetable views join them with: bell periods per schedule, subject pools per grade and
-semester, the 학과 and tracks of high schools, and every school's classes (edu_classes) and courses."""
+"""Classes and what the timetable views join them with: subject pools per grade and semester, the 학과 of high
+schools, and every school's classes (edu_classes). The bell periods, tracks and school courses are declared
+(specs/world/neis.yaml: edu_periods, edu_tracks, edu_school_courses).
+
+Code, not a declaration: subject pools are shuffled so that no subject follows itself, and a school's classes depend
+on its level, track, 학과 and size together.
+"""
 
 from __future__ import annotations
 
@@ -18,14 +23,6 @@ ELS_SCHEDULES = {1: "els12", 2: "els12", 3: "els34", 4: "els34", 5: "els56", 6: 
 SPS_LAYOUTS = (("초등학교", "중학교", "고등학교", "전공과"),) * 2 + (
     ("중학교", "고등학교", "전공과"), ("초등학교", "중학교", "고등학교"), ("초등학교", "중학교")
 )  # fmt: skip
-
-
-@generator("neis_periods")
-def periods(ctx: GenContext, table: Table) -> Iterator[Row]:
-    for sched, per_day in table.params["schedules"].items():
-        for weekday, count in enumerate(per_day):
-            for n in range(1, count + 1):
-                yield (sched, weekday, str(n), n)
 
 
 def spread(items: Sequence[str], rng: random.Random) -> list[str]:
@@ -63,15 +60,6 @@ def majors(ctx: GenContext, table: Table) -> Iterator[Row]:
     for school_id, ord_name, names in rows:
         for name in names.split("|"):
             yield (school_id, DAY, ord_name, name, loaded)
-
-
-@generator("neis_tracks")
-def tracks(ctx: GenContext, table: Table) -> Iterator[Row]:
-    rows = ctx.rows(
-        "SELECT school_id, DGHT_CRSE_SC_NM, ORD_SC_NM, min(LOAD_DTM) FROM edu_majors "
-        "GROUP BY school_id, DGHT_CRSE_SC_NM, ORD_SC_NM ORDER BY school_id, min(rowid)"
-    )
-    yield from rows
 
 
 @generator("neis_classes")
@@ -114,11 +102,3 @@ def classes(ctx: GenContext, table: Table) -> Iterator[Row]:
                     order = ord_name if major else None
                     yield (class_id, school_id, ay, str(g), DAY, course, order, major, str(c), clrm, sched, base,
                            subject_n, loaded)  # fmt: skip
-
-
-@generator("neis_school_courses")
-def school_courses(ctx: GenContext, table: Table) -> Iterator[Row]:
-    yield from ctx.rows(
-        "SELECT school_id, SCHUL_CRSE_SC_NM, DGHT_CRSE_SC_NM, max(CAST(GRADE AS INTEGER)) FROM edu_classes "
-        "GROUP BY school_id, SCHUL_CRSE_SC_NM, DGHT_CRSE_SC_NM ORDER BY school_id, min(class_id)"
-    )

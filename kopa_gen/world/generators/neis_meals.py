@@ -1,5 +1,9 @@
 """School meals (급식식단정보): pools of menus per level and meal kind, drawn from the spec's dishes, with calories
-and nutrients, and the variants of the ingredient-origin notice; the per-day meal view picks from these pools."""
+and nutrients, and the variants of the ingredient-origin notice; the per-day meal view picks from these pools.
+
+Code, not a declaration: a menu is composed from the spec's dishes per meal kind, with its calories and nutrients
+summed from them.
+"""
 
 from __future__ import annotations
 

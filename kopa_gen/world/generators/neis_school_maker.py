@@ -1,6 +1,10 @@
 """One education office's schools, one school at a time (`SchoolMaker`): where it stands (places weighted per
 level), its Korean and English names (unique within the office), size, meals, calendar, address, contact and
-founding dates; and the records involved (`Office`, `School`)."""
+founding dates; and the records involved (`Office`, `School`).
+
+Code, not a declaration: a school is made as a whole (its place, names unique within the office, size, meals and
+calendar depend on each other).
+"""
 
 from __future__ import annotations
 

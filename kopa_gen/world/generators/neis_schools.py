@@ -1,5 +1,9 @@
 """The edu_schools table: each education office's school mix (anchors first, national schools, counts per level,
-high-school tracks, 각종학교), made one by one by `SchoolMaker`, with school codes assigned oldest first."""
+high-school tracks, 각종학교), made one by one by `SchoolMaker`, with school codes assigned oldest first.
+
+Code, not a declaration: the school mix of an office is counted per level and track, made school by school, and
+coded oldest first over the whole office.
+"""
 
 from __future__ import annotations
 

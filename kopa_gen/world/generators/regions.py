@@ -1,4 +1,8 @@
-"""Legal-district codes (법정동코드) from the shipped public master file; no randomness."""
+"""Legal-district codes (법정동코드) from the shipped public master file; no randomness.
+
+Code, not a declaration: the rows come from a shipped file, and each district's parent and order are computed over
+the whole list; a declaration reads only earlier tables.
+"""
 
 from __future__ import annotations
 
