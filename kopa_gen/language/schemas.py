@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from kopa_gen.language.catalog import Catalog
 from kopa_gen.language.kopa import Domains, OperationKopa, PlatformKopa
+from kopa_gen.language.meaning import Kinds, Meaning
 from kopa_gen.language.records import EpisodeRecord, Fixture
 from kopa_gen.language.task import Task
 from kopa_gen.language.templates import Template
@@ -26,6 +27,8 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "domains.schema.json": Domains,
     "fixture.schema.json": Fixture,
     "episode.schema.json": EpisodeRecord,
+    "meaning.schema.json": Meaning,
+    "kinds.schema.json": Kinds,
 }
 
 
