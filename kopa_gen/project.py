@@ -13,7 +13,7 @@ from kopa_gen.language.diagnostics import Diagnostic, Diagnostics, Level, NotFou
 from kopa_gen.language.domains import load_domains
 from kopa_gen.language.meaning import Kinds, Meaning, load_kinds, load_meaning
 from kopa_gen.language.nested import check_world
-from kopa_gen.language.platform import Platform, load_platform
+from kopa_gen.language.platform import Platform, load_platform, tool_params
 from kopa_gen.language.task import Task, load_tasks
 from kopa_gen.language.templates import Template, load_templates
 from kopa_gen.language.world import WorldSpec, load_world
@@ -156,7 +156,8 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
                 )
     kinds, kind_diags = load_kinds(root)
     diags.extend(kind_diags)
-    meanings = load_meanings(root, platforms, kinds, diags)
+    # a kinds file that did not load would make every kind named anywhere "unknown": one error is enough
+    meanings = load_meanings(root, platforms, kinds, diags) if not kind_diags else []
     tasks: list[tuple[str, Task]] = []
     templates: dict[str, Template] = {}
     if not only:
@@ -202,9 +203,9 @@ def load_meanings(
         path = root / "specs" / "platforms" / p.id / "meaning.yaml"
         if not path.exists():
             continue
-        tools = {
+        tools = {  # a tool's arguments as the generated tool exposes them (a bulk file's local filters too)
             op.tool: (
-                frozenset(x.name for x in op.params) | frozenset(op.fixed_query),
+                frozenset(x.name for x in tool_params(p.kopa, op)) | frozenset(op.fixed_query),
                 frozenset(op.row_fields),
             )
             for op in p.operations
