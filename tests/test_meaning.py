@@ -145,3 +145,9 @@ def test_the_benchmark_meanings_keep_codes_out_of_questions(project: Project) ->
                 assert not any(c in f.ask for c in "_()"), (
                     f"{pid}.{name}: {f.ask!r} reads like API vocabulary"
                 )
+
+
+def test_a_kinds_file_that_does_not_parse_is_one_error(tmp_path: Path) -> None:
+    _write(tmp_path, GOOD, KINDS + "  <<<<<<< HEAD\n")
+    errors = _errors(tmp_path)
+    assert len(errors) == 1 and errors[0].startswith("specs/kinds.yaml:"), errors

@@ -204,7 +204,7 @@ class Endpoint:
     def parse(args: argparse.Namespace, prefix: str) -> Endpoint | None:
         """The endpoint the flags name, or None without a base URL; a base URL without a model is the user's
         mistake (it would send `"model": null`)."""
-        dest, flag = (f"{prefix}_", f"--{prefix}-") if prefix else ("", "--")
+        dest, flag = (f"{prefix.replace('-', '_')}_", f"--{prefix}-") if prefix else ("", "--")
         url, model = getattr(args, f"{dest}base_url"), getattr(args, f"{dest}model")
         if not url:
             return None

@@ -157,6 +157,12 @@ class Kind(StrictModel):
     """One kind of value that crosses between tools."""
 
     noun: str = Field(description="What a person calls such a value ('법인등록번호', '시군구 이름').")
+    broad: bool = Field(
+        default=False,
+        description="Values of this kind are shared by unrelated things (a date, a year, a person's name, a 시도): a "
+        "link through it is proposed only where the retriever pairs the two tools anyway, not between every tool "
+        "that has such a field and every tool that takes one.",
+    )
     to: dict[str, str] = Field(
         default_factory=dict,
         description="Typed transforms: target kind -> a pipe of path functions that turns a value of this kind "

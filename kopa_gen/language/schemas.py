@@ -12,6 +12,7 @@ from kopa_gen.language.catalog import Catalog
 from kopa_gen.language.kopa import Domains, OperationKopa, PlatformKopa
 from kopa_gen.language.meaning import Kinds, Meaning
 from kopa_gen.language.records import EpisodeRecord, Fixture
+from kopa_gen.language.synthesis import GraphDoc, Provenance
 from kopa_gen.language.task import Task
 from kopa_gen.language.templates import Template
 from kopa_gen.language.world import WorldFile, WorldRoot
@@ -29,6 +30,8 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "episode.schema.json": EpisodeRecord,
     "meaning.schema.json": Meaning,
     "kinds.schema.json": Kinds,
+    "graph.schema.json": GraphDoc,
+    "provenance.schema.json": Provenance,
 }
 
 

@@ -13,7 +13,7 @@ Dimensions and their words (case and spaces do not matter):
     percentage point   %p %포인트 퍼센트포인트 pp  (a difference of shares: never equal to a percent)
     count              개 명 곳 건 대 개소 군데 가지 개사 종목 표 인 회 번 가구 세대 개교 and their English
                        words: Korean counting words differ by what is counted, the number they state does not
-    hours · minutes · days · months · years      시간 차시 · 분 · 일 · 개월 · 년  (no conversion between them:
+    hours · minutes · seconds · days · months · years   시간 차시 · 분 · 초 · 일 · 개월 · 년  (no conversion between them:
                        a school's '시간' is a class period, not sixty minutes)
     kcal · kJ · index points · km · m · kg · ton · m² · pyeong · times · floors · shares · seats · score points
 
@@ -44,6 +44,7 @@ _WORDS: dict[str, tuple[str, ...]] = {
     ),
     "hours": ("시간", "차시", "hours", "hour", "h", "hrs"),
     "minutes": ("분", "minutes", "minute", "min", "mins"),
+    "seconds": ("초", "seconds", "second", "sec", "secs"),
     "days": ("일", "days", "day"),
     "months": ("개월", "달", "months", "month"),
     "years": ("년", "년간", "years", "year"),
