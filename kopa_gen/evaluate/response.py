@@ -366,9 +366,9 @@ def _main(span: AnswerSpan, has: Any) -> str:
     return main if has(main) else span.text
 
 
-def number_matches(stated: NumberMatch, gold: NumberAnswer) -> tuple[bool, str]:
+def number_matches(stated: NumberMatch, gold: NumberAnswer, pool: Sequence[Any] = ()) -> tuple[bool, str]:
     """The typed number rule (kopa_gen/evaluate/typed.py), for a number found in prose."""
-    graded = grade_number(StatedNumber(stated.exact, stated.unit, stated.precision, stated.text), gold)
+    graded = grade_number(StatedNumber(stated.exact, stated.unit, stated.precision, stated.text), gold, pool)
     return graded.passed, graded.reason
 
 
@@ -416,7 +416,9 @@ def _where_of(m: Any) -> tuple[int, int]:
     return (m.start, m.end) if hasattr(m, "start") and isinstance(m.start, int) else (m[0], m[1])
 
 
-def _score_number(span: AnswerSpan, gold: NumberAnswer, query: str = "") -> ResponseVerdict:
+def _score_number(
+    span: AnswerSpan, gold: NumberAnswer, query: str = "", pool: Sequence[Any] = ()
+) -> ResponseVerdict:
     body = evidence_free(span.text)
     calendar = not _amounts(body)  # no amount at all: a year or a day may be the number stated
     everything = _amounts(body, calendar)
@@ -475,7 +477,7 @@ def _score_number(span: AnswerSpan, gold: NumberAnswer, query: str = "") -> Resp
         return _verdict(
             False, stated.text, f"hedges: {rivals[0].text!r} is offered as a possibility too", span
         )
-    ok, why = number_matches(stated, gold)
+    ok, why = number_matches(stated, gold, pool)
     return _verdict(ok, stated.text, why, span)
 
 
@@ -683,7 +685,7 @@ def score_response(
     if pasted(rest) or not rest.strip():
         return _verdict(False, span.text[:80], "pasted data (JSON/XML), not a stated answer", span)
     if isinstance(answer, NumberAnswer):
-        return _score_number(span, answer, query)
+        return _score_number(span, answer, query, distractors)
     if isinstance(answer, DateAnswer):
         return _score_date(span, answer, reference_year)
     if isinstance(answer, TextAnswer):

@@ -6,7 +6,9 @@ reply's `최종 답:` line (kopa_gen/evaluate/finalline.py) are read into a `Sta
 - number: the stated value and the gold are scaled to their unit's dimension (kopa_gen/language/units.py:
   천원, 억원 for 원; 곳, 명 for 개) and must be equal, within the task's declared `tolerance` / `rel_tolerance`, or
   be the gold rounded to the precision the value is written in and within 0.1% of it ('1,543억 원' for
-  154,329,557,000원; not '930' for 927.8). A unit of another dimension or an unknown unit fails.
+  154,329,557,000원; not '930' for 927.8), and no other value of the answer pool rounds to it at that precision
+  ('52.4%' for 52.42 fails when 52.36 is a candidate too: the rounded value does not say which). A unit of
+  another dimension or an unknown unit fails.
 - text: equal to the gold or an alias after normalization (corporate forms, spacing, punctuation, case and
   full-width letters ignored); administrative qualifiers before it are allowed ('경상남도 하동군' for 하동군).
   Several values ('환경부, 기후에너지환경부') fail, whether or not the others are candidates.
@@ -36,6 +38,7 @@ from kopa_gen.language.answers import (
     TextAnswer,
     code_key,
 )
+from kopa_gen.language.functions import maybe_number
 from kopa_gen.language.normalize import normalize_text
 from kopa_gen.language.units import parse_unit
 
@@ -99,7 +102,12 @@ def precision_of(exact: Decimal, written: str | None = None) -> Decimal:
     return Decimal(10) ** (len(digits) - len(whole)) if whole.strip("0") else Decimal(1)
 
 
-def grade_number(stated: StatedNumber, gold: NumberAnswer) -> Graded:
+@functools.lru_cache(maxsize=256)
+def _pool_numbers(pool: tuple[str, ...]) -> tuple[Decimal, ...]:
+    return tuple(d for d in (maybe_number(v) for v in pool) if d is not None)
+
+
+def grade_number(stated: StatedNumber, gold: NumberAnswer, pool: Sequence[Any] = ()) -> Graded:
     """Rule 'number' of the module docstring."""
     want_unit = parse_unit(gold.unit) if gold.unit else None
     unit = parse_unit(stated.unit) if stated.unit else None
@@ -123,6 +131,18 @@ def grade_number(stated: StatedNumber, gold: NumberAnswer) -> Graded:
     step = stated.precision * scale
     rounded = (want / step).quantize(Decimal(1), rounding=ROUND_HALF_UP) * step
     if step > 0 and rounded == have and off <= ROUNDING_SHARE * abs(want):
+        gold_value = decimal_of(gold.value)
+        for other in _pool_numbers(tuple(str(v) for v in pool)):
+            scaled = other * gold_scale
+            if (
+                other != gold_value
+                and (scaled / step).quantize(Decimal(1), rounding=ROUND_HALF_UP) * step == have
+            ):
+                return Graded(
+                    False,
+                    f"{stated.text!r} is {where} rounded to {show(stated.precision)}, but the candidate "
+                    f"{show(other)} rounds to it too: it does not say which",
+                )
         return Graded(True, f"{stated.text!r} is {where} rounded to {show(stated.precision)}")
     return Graded(False, f"{stated.text!r} is off from {where} by {show(off / gold_scale)}")
 
@@ -205,7 +225,7 @@ def grade_item(stated: Stated, gold: ItemAnswer, pool: Sequence[Any] = ()) -> Gr
     if isinstance(gold, NumberAnswer):
         if not isinstance(stated, StatedNumber):
             return Graded(False, "a number is asked")
-        return grade_number(stated, gold)
+        return grade_number(stated, gold, pool)
     if isinstance(gold, TextAnswer):
         if not isinstance(stated, StatedText):
             return Graded(False, "a name is asked")
