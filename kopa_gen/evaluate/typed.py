@@ -10,8 +10,10 @@ reply's `최종 답:` line (kopa_gen/evaluate/finalline.py) are read into a `Sta
   ('52.4%' for 52.42 fails when 52.36 is a candidate too: the rounded value does not say which). A unit of
   another dimension or an unknown unit fails.
 - text: equal to the gold or an alias after normalization (corporate forms, spacing, punctuation, case and
-  full-width letters ignored); administrative qualifiers before it are allowed ('경상남도 하동군' for 하동군).
-  Several values ('환경부, 기후에너지환경부') fail, whether or not the others are candidates.
+  full-width letters ignored); administrative qualifiers before it are allowed ('경상남도 하동군' for 하동군), and
+  so is the stem without its administrative suffix when no other pool candidate begins with it ('하동').
+  Several values ('환경부, 기후에너지환경부') fail, whether or not the others are candidates; so does a longer name
+  ('하동군의회'). The names section below says how prose states a name whole (text mode reads it).
 - code: the same characters, spaces and hyphens ignored.
 - date: the same day.
 - list: stated items and gold items match one to one (in order when the gold is ordered); a missing or an extra
@@ -158,6 +160,99 @@ def parts(text: str) -> list[str]:
     return [p for p in (s.strip() for s in _SEPARATORS.split(text)) if p]
 
 
+# ------------------------------------------------------------------------------------------------ names
+#
+# A name is stated only as a whole name. Glued to it may come particles, the copula and its endings, an honorific
+# or a counter ('하동군에서', '양벌규정입니다', '양영수씨', '504번'); any other letters make it part of a longer
+# name ('하동군의회', '현재디자인홀딩스', '지구과학Ⅱ', '양벌규정등'). After a space, a last word other than one that
+# says what the thing is (the question's own words for it, or 후보, 정류소, 과목, …) makes the name a modifier of
+# that word ('초ㆍ중등교육법 시행령', '이상훈의 배우자').
+
+_ENDINGS = (
+    # particles
+    "이", "가", "은", "는", "을", "를", "의", "에", "에서", "에게", "께", "께서", "한테", "으로", "로", "와", "과", "도",
+    "만", "까지", "부터", "처럼", "보다", "랑", "이랑", "하고", "뿐", "밖에", "마다", "조차", "이란", "란", "이든", "든",
+    "이나", "나", "서",
+    # the copula and its endings
+    "이다", "다", "입니다", "입니까", "니다", "습니다", "이에요", "에요", "예요", "이야", "야", "이요", "요", "임", "인",
+    "일", "이며", "며", "이고", "고", "이었", "었", "였", "이지만", "지만", "인데", "데", "이라", "라", "이라고", "라고",
+    "이라는", "라는", "이라서", "라서", "이므로", "므로", "이니", "니", "니까", "이면", "면", "라면", "다면", "겠", "지",
+    "죠", "네", "군요", "구나", "까", "예",
+    # honorifics, counters, plural
+    "씨", "님", "측", "번", "호", "들",
+)  # fmt: skip
+_ENDING_RUN = re.compile("(?:" + "|".join(sorted(_ENDINGS, key=lambda w: (-len(w), w))) + ")*")
+_GLUED = re.compile(r"[^\s]*")
+_KIND_WORDS = frozenset(
+    "후보 후보자 의원 당선인 씨 님 선생님 측 과목 교과 수업 시간 지역 일대 정류소 정류장 버스 노선 휴게소 회사 법인 기업 "
+    "업체 부처 기관 번 호".split()
+)
+"""Words that say what a name is, allowed as the last word after it ('이상훈 후보', '지구과학 시간')."""
+
+
+def name_ends(hay: str, end: int) -> bool:
+    """Whether a name that ends at `end` of normalized `hay` ends there: what is glued to it is only particles,
+    the copula, an honorific or a counter (module comment above)."""
+    run = _GLUED.match(hay, end)
+    tail = run.group() if run is not None else ""
+    return not tail or _ENDING_RUN.fullmatch(tail) is not None
+
+
+def _stems_of(text: str) -> set[str]:
+    return {w for w in re.findall(r"[가-힣]{2,}", text)}
+
+
+def longer_name(text: str, end: int, query: str = "", names: Sequence[str] = ()) -> str | None:
+    """The word a name ending at `end` of normalized `text` modifies when that word closes the text ('시행령' in
+    '초ㆍ중등교육법 시행령입니다', '배우자' in '이상훈의 배우자'), or None. A word that says what the name is (the
+    question's words, or `_KIND_WORDS`) is no other name, except after the genitive '의'; nor is a word that is
+    itself one of `names` (another spelling: 'Samsung Electronics, 삼성전자')."""
+    run = _GLUED.match(text, end)
+    tail = run.group() if run is not None else ""
+    if tail and tail != "의":
+        return None
+    rest = text[end + len(tail) :].split()
+    if len(rest) != 1 or not re.match(r"[가-힣]", rest[0]):
+        return None
+    word = rest[0]
+    if _ENDING_RUN.fullmatch(word):  # the copula after a closing quote or mark: '양벌규정' 입니다
+        return None
+    stem = word
+    for cut in range(1, len(word) + 1):  # the word without its copula or particle: '시행령입니다' -> '시행령'
+        if _ENDING_RUN.fullmatch(word[cut:]):
+            stem = word[:cut]
+            break
+    if any(k and k in stem for k in (unspaced(n) for n in names)):
+        return None
+    if tail == "의":
+        return stem
+    asked = _stems_of(query)
+    if stem in _KIND_WORDS or any(q.startswith(stem) for q in asked):
+        return None
+    return stem
+
+
+def name_spellings(gold: TextAnswer, pool: Sequence[Any] = ()) -> list[str]:
+    """The gold's spellings, and its stem without an administrative suffix when no other candidate shares that
+    stem ('하동' for 하동군 among the counties of 경상남도; never '창원' for 창원시의창구 beside 창원시성산구)."""
+    return list(_name_spellings(gold.value, tuple(gold.spellings()), tuple(str(v) for v in pool)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _name_spellings(value: str, spellings: tuple[str, ...], pool: tuple[str, ...]) -> tuple[str, ...]:
+    key = unspaced(value)
+    if len(key) < 3 or key[-1] not in _ADMIN_SUFFIX or not re.fullmatch(r"[가-힣]+", key):
+        return spellings
+    stem = key[:-1]
+    others = [unspaced(v) for v in pool if unspaced(v) != key]
+    if any(o.startswith(stem) for o in others):
+        return spellings
+    return (*spellings, stem)
+
+
+_ADMIN_SUFFIX = "시군구읍면동리"
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def unspaced(text: str) -> str:
     """Normalized and without spaces: how names compare (cached: a task's pool is compared in every episode)."""
@@ -184,7 +279,7 @@ def grade_text(stated: StatedText, gold: TextAnswer, pool: Sequence[Any] = ()) -
     """Rule 'text' of the module docstring."""
     stated = StatedText(_noted(stated.text, pool))
     key = unspaced(stated.text)
-    golds = [unspaced(s) for s in gold.spellings()]
+    golds = [unspaced(s) for s in name_spellings(gold, pool)]
     if key in golds:
         return Graded(True, f"{stated.text!r} names {gold.value!r}")
     counted = _COUNTER.sub("", key)
