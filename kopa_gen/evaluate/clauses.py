@@ -43,6 +43,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
+from kopa_gen.language.normalize import find_dates, find_numbers
+
 Role = Literal[
     "plain", "negated", "example", "refusal", "possible", "condition", "correction", "retracted", "domain"
 ]
@@ -301,12 +303,12 @@ def read(text: str, find: Callable[[str], Sequence[T]], where: Callable[[T], tup
             found = [c for c in every if not is_context(clause.text, *where(c))] or every
             condition = s.clauses[k - 1].text if k > 0 and s.clauses[k - 1].role == "condition" else ""
             role = clause.role
-            if k > 0 and found and _CONDITION_END.search(s.clauses[k - 1].text):
+            if k > 0 and _CONDITION_END.search(s.clauses[k - 1].text):
                 before = s.clauses[k - 1].text
-                if INTENT.search(before):
+                if INTENT.search(before) and (found or _states_value(clause.text)):
                     reading.problem = f"answers another reading of the question too ({before.strip()!r} …)"
                     return reading
-                if _HYPOTHETICAL.search(before) and role in ("plain", "correction"):
+                if found and _HYPOTHETICAL.search(before) and role in ("plain", "correction"):
                     role = "possible"  # stated only under an assumption ('만약 … 맞다면 지구과학입니다')
             if guessed and role in ("plain", "correction"):
                 role = "possible"
@@ -352,14 +354,22 @@ def read(text: str, find: Callable[[str], Sequence[T]], where: Callable[[T], tup
 
 def another_reading(text: str, find: Callable[[str], Sequence[object]]) -> str | None:
     """The condition under which `text` answers another reading of the question ('중식을 물으신 거라면 815.1
-    Kcal', '연결 기준을 원하셨다면 16,563,773,361,000원입니다'), or None: a reply that answers two readings has not
-    chosen one."""
+    Kcal', '연결 기준을 원하셨다면 16,563,773,361,000원입니다', '득표수를 물으신 거라면 47,339표'), or None: a reply
+    that answers two readings has not chosen one. What it answers may be of another kind than the answer (a vote
+    count beside a percentage): any candidate `find` sees, or any amount."""
     for raw in sentence_texts(text):
         pieces = clauses_of(without_asides(raw))
         for before, clause in itertools.pairwise(pieces):
-            if _CONDITION_END.search(before.text) and INTENT.search(before.text) and find(clause.text):
+            if not (_CONDITION_END.search(before.text) and INTENT.search(before.text)):
+                continue
+            if find(clause.text) or _states_value(clause.text):
                 return before.text.strip()
     return None
+
+
+def _states_value(text: str) -> bool:
+    """Whether `text` states an amount or a date (a value of any kind)."""
+    return any(m.quantity for m in find_numbers(text)) or bool(find_dates(text))
 
 
 def withholds(text: str) -> bool:

@@ -27,6 +27,7 @@ from kopa_gen.evaluate.typed import (
     name_ends,
     name_spellings,
     parts,
+    phrases,
     unspaced,
 )
 from kopa_gen.language.answers import (
@@ -143,13 +144,14 @@ def _whole(text: str, needle: str, query: str, names: Sequence[str] = ()) -> boo
     key = unspaced(needle)
     if not key:
         return False
-    hay = normalize_text(text)
-    for m in mention_pattern(key).finditer(hay):
-        before = hay[m.start() - 1 : m.start()]
-        if before.isalnum() or not name_ends(hay, m.end()):
-            continue
-        if longer_name(hay, m.end(), query, names) is None:
-            return True
+    for phrase in phrases(text):
+        hay = normalize_text(phrase)
+        for m in mention_pattern(key).finditer(hay):
+            before = hay[m.start() - 1 : m.start()]
+            if before.isalnum() or not name_ends(hay, m.end()):
+                continue
+            if longer_name(hay, m.end(), query, names, [needle]) is None:
+                return True
     return False
 
 

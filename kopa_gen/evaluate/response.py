@@ -51,6 +51,7 @@ from kopa_gen.evaluate.typed import (
     name_ends,
     name_spellings,
     parts,
+    phrases,
 )
 from kopa_gen.language.answers import Answer, CodeAnswer, DateAnswer, ListAnswer, NumberAnswer, TextAnswer
 from kopa_gen.language.kopa import StrictModel
@@ -582,13 +583,14 @@ def _score_text(span: AnswerSpan, gold: TextAnswer, pool: Sequence[Any], query: 
         tail = " ".join(without_asides(stated).split()[-3:])
         if said is not None and _same_kind(said, gold) and not _mentions(tail, spellings):
             return _verdict(False, shown, f"its answer is {said!r}, not {gold.value!r}", span)
-    hay = normalize_text(reading.clause)
-    for _, end, name in _mentions(reading.clause, spellings):
-        word = longer_name(hay, end, query, needles)
-        if word is not None:
-            return _verdict(
-                False, shown, f"its answer is {name} {word}, a longer name than {gold.value!r}", span
-            )
+    for phrase in phrases(reading.clause):
+        hay = normalize_text(phrase)
+        for _, end, name in _mentions(phrase, spellings):
+            word = longer_name(hay, end, query, needles, spellings)
+            if word is not None:
+                return _verdict(
+                    False, shown, f"its answer is {name} {word}, a longer name than {gold.value!r}", span
+                )
     return _verdict(True, shown, f"names {golds[0][2]!r} and no other candidate", span)
 
 

@@ -164,9 +164,10 @@ def parts(text: str) -> list[str]:
 #
 # A name is stated only as a whole name. Glued to it may come particles, the copula and its endings, an honorific
 # or a counter ('하동군에서', '양벌규정입니다', '양영수씨', '504번'); any other letters make it part of a longer
-# name ('하동군의회', '현재디자인홀딩스', '지구과학Ⅱ', '양벌규정등'). After a space, a last word other than one that
-# says what the thing is (the question's own words for it, or 후보, 정류소, 과목, …) makes the name a modifier of
-# that word ('초ㆍ중등교육법 시행령', '이상훈의 배우자').
+# name ('하동군의회', '현재디자인홀딩스', '지구과학Ⅱ', '양벌규정등'). After a space, a noun phrase that closes the
+# statement makes the name its modifier ('초ㆍ중등교육법 시행령', '이상훈의 배우자', '환경부 산하 기상청'), unless
+# its closing word only says what the thing is (the question's own words for it, a part of the gold's name, or
+# 후보, 정류소, 과목, …): `longer_name`.
 
 _ENDINGS = (
     # particles
@@ -202,34 +203,57 @@ def _stems_of(text: str) -> set[str]:
     return {w for w in re.findall(r"[가-힣]{2,}", text)}
 
 
-def longer_name(text: str, end: int, query: str = "", names: Sequence[str] = ()) -> str | None:
-    """The word a name ending at `end` of normalized `text` modifies when that word closes the text ('시행령' in
-    '초ㆍ중등교육법 시행령입니다', '배우자' in '이상훈의 배우자'), or None. A word that says what the name is (the
-    question's words, or `_KIND_WORDS`) is no other name, except after the genitive '의'; nor is a word that is
-    itself one of `names` (another spelling: 'Samsung Electronics, 삼성전자')."""
+def longer_name(
+    text: str, end: int, query: str = "", names: Sequence[str] = (), golds: Sequence[str] = ()
+) -> str | None:
+    """The noun a name ending at `end` of normalized `text` modifies when the noun phrase after it closes the text
+    ('시행령' in '초ㆍ중등교육법 시행령입니다', '배우자' in '이상훈의 배우자', '아들' in '이상훈 후보의 아들입니다',
+    '기상청' in '환경부 산하 기상청입니다'), or None: when a particle ends the name's phrase ('하동군에서 …'), or the
+    closing word only says what the name is (the question's words, `_KIND_WORDS`, or a part of the gold's own name:
+    '창체 활동' for 창의적 체험활동; not after the genitive '의'), or is itself one of `names` (another spelling:
+    'Samsung Electronics, 삼성전자')."""
     run = _GLUED.match(text, end)
     tail = run.group() if run is not None else ""
     if tail and tail != "의":
         return None
     rest = text[end + len(tail) :].split()
-    if len(rest) != 1 or not re.match(r"[가-힣]", rest[0]):
-        return None
-    word = rest[0]
-    if _ENDING_RUN.fullmatch(word):  # the copula after a closing quote or mark: '양벌규정' 입니다
-        return None
-    stem = word
-    for cut in range(1, len(word) + 1):  # the word without its copula or particle: '시행령입니다' -> '시행령'
-        if _ENDING_RUN.fullmatch(word[cut:]):
-            stem = word[:cut]
-            break
-    if any(k and k in stem for k in (unspaced(n) for n in names)):
-        return None
-    if tail == "의":
-        return stem
+    genitive = tail == "의"
     asked = _stems_of(query)
-    if stem in _KIND_WORDS or any(q.startswith(stem) for q in asked):
-        return None
-    return stem
+    keys = [k for k in (unspaced(n) for n in names) if k]
+    own = [k for k in (unspaced(g) for g in golds) if k]
+    while rest and re.match(r"[가-힣]", rest[0]):
+        word = rest[0]
+        if _ENDING_RUN.fullmatch(word):
+            if len(rest) == 1 or not word.endswith("의"):
+                return None  # the copula after a closing quote or mark ('양벌규정' 입니다), or a particle
+            genitive, rest = True, rest[1:]  # '양영수 씨의 배우자'
+            continue
+        stem, after = word, ""
+        for cut in range(
+            1, len(word) + 1
+        ):  # the word without its copula or particle: '시행령입니다' -> '시행령'
+            if _ENDING_RUN.fullmatch(word[cut:]):
+                stem, after = word[:cut], word[cut:]
+                break
+        if any(k in stem for k in keys):
+            return None
+        kind = stem in _KIND_WORDS or any(q.startswith(stem) for q in asked) or any(stem in g for g in own)
+        if len(rest) == 1:  # the closing word
+            return stem if genitive or not kind else None
+        if after not in ("", "의"):
+            return None  # a particle ends the phrase: the name is no modifier of what closes the text
+        genitive = after == "의"
+        rest = rest[1:]
+    return None
+
+
+_PHRASE_BREAK = re.compile(r"\s*(?:[,←→⇒:;|/=~–—]|\s-\s)\s*")
+
+
+def phrases(text: str) -> list[str]:
+    """`text` cut where punctuation ends a phrase ('코재정보통신(주) ← 영업이익 최대'): a name's phrase never runs
+    past one, so `longer_name` reads each piece alone."""
+    return [p for p in _PHRASE_BREAK.split(text) if p.strip()]
 
 
 def name_spellings(gold: TextAnswer, pool: Sequence[Any] = ()) -> list[str]:

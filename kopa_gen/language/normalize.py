@@ -605,11 +605,17 @@ class Period:
     end: int
 
 
-_LINK = re.compile(r"\s*(?:일\s*)?(?:(?:부터|에서)\s*(?:[~〜\-–—]\s*)?|[~〜\-–—]\s*)")
+_LINK = re.compile(
+    r"\s*(?:일\s*)?(?:(?:부터|에서)\s*(?:[~〜\-–—]\s*)?|[~〜\-–—]\s*|(?:to|through|until|till)\s+)"
+)
 _TAIL_DAY = re.compile(r"(?P<d>\d{1,2})\s*일(?:\s*까지)?")
 _SHORT = re.compile(
     r"(?:(?P<y>\d{4})\s*년\s*)?(?P<m>\d{1,2})\s*월\s*(?P<a>\d{1,2})\s*(?:일)?\s*(?:부터|[~〜\-–—])\s*"
     r"(?:(?P<m2>\d{1,2})\s*월\s*)?(?P<b>\d{1,2})\s*일"
+)
+_SHORT_EN = re.compile(  # 'Oct 13–16, 2026', 'October 13 to 16', 'Oct 13 - Nov 2'
+    rf"(?<![A-Za-z])(?P<m>{_MONTH})\.?\s+(?P<a>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:[-–—~〜]|to|through|until|till)\s*"
+    rf"(?:(?P<m2>{_MONTH})\.?\s+)?(?P<b>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)(?:,?\s+(?P<y>\d{{4}})(?!\d))?"
 )
 
 
@@ -630,10 +636,13 @@ def find_periods(text: str, reference_year: int | None = None) -> list[Period]:
         last = _make_date(a.value.year, str(a.value.month), tail.group("d"))
         if last is not None and last >= a.value:
             out.append(Period(a.value, last, a.start, tail.end()))
-    for m in _SHORT.finditer(t):
+    for m in [*_SHORT.finditer(t), *_SHORT_EN.finditer(t)]:
         year = int(m.group("y")) if m.group("y") else reference_year
-        first = _make_date(year, m.group("m"), m.group("a"))
-        last = _make_date(year, m.group("m2") or m.group("m"), m.group("b"))
+        month, month2 = m.group("m"), m.group("m2") or m.group("m")
+        if not month.isdigit():  # an English month name
+            month, month2 = (str(_MONTH_NAMES[x[:3].casefold()]) for x in (month, month2))
+        first = _make_date(year, month, m.group("a"))
+        last = _make_date(year, month2, m.group("b"))
         if first and last and first <= last and not any(p.start <= m.start() < p.end for p in out):
             out.append(Period(first, last, m.start(), m.end()))
     return sorted(out, key=lambda p: p.start)
