@@ -144,7 +144,7 @@ def _whole(text: str, needle: str, query: str, names: Sequence[str] = ()) -> boo
     key = unspaced(needle)
     if not key:
         return False
-    for phrase in phrases(text):
+    for phrase in phrases(text, [needle]):
         hay = normalize_text(phrase)
         for m in mention_pattern(key).finditer(hay):
             before = hay[m.start() - 1 : m.start()]

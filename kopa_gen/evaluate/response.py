@@ -583,7 +583,7 @@ def _score_text(span: AnswerSpan, gold: TextAnswer, pool: Sequence[Any], query: 
         tail = " ".join(without_asides(stated).split()[-3:])
         if said is not None and _same_kind(said, gold) and not _mentions(tail, spellings):
             return _verdict(False, shown, f"its answer is {said!r}, not {gold.value!r}", span)
-    for phrase in phrases(reading.clause):
+    for phrase in phrases(reading.clause, spellings):
         hay = normalize_text(phrase)
         for _, end, name in _mentions(phrase, spellings):
             word = longer_name(hay, end, query, needles, spellings)

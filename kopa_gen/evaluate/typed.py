@@ -250,9 +250,12 @@ def longer_name(
 _PHRASE_BREAK = re.compile(r"\s*(?:[,←→⇒:;|/=~–—]|\s-\s)\s*")
 
 
-def phrases(text: str) -> list[str]:
+def phrases(text: str, names: Sequence[str] = ()) -> list[str]:
     """`text` cut where punctuation ends a phrase ('코재정보통신(주) ← 영업이익 최대'): a name's phrase never runs
-    past one, so `longer_name` reads each piece alone."""
+    past one, so `longer_name` reads each piece alone. Uncut when one of `names` holds such a mark itself ('Lg
+    America, Inc.'): a cut would split the name."""
+    if any(_PHRASE_BREAK.search(n) for n in names):
+        return [text]
     return [p for p in _PHRASE_BREAK.split(text) if p.strip()]
 
 
