@@ -7,7 +7,8 @@ table rows. The rest is split into sentences, and each sentence into clauses at 
 '…니까', '…때문에'). A Hangul name in parentheses after a Latin word glosses it ('Yang Young-soo (양영수)') and is
 read as part of the sentence; other asides are not. A clause has a role:
 
-    negated      '아니다', '않', 'not': states what the answer is not
+    negated      '아니다', '않', 'not': states what the answer is not; a denial that the value is a guess, an
+                 estimate or an example ('추정치가 아닌 공시 수치입니다', 'not an estimate') negates nothing
     example      '예를 들어', '예시', '…처럼', '같은 형식': a value offered as a format, not an answer
     refusal      '보류', '드릴 수 없', '답할 수 없', '단정할 수 없', '특정하지 못', '찾지 못', '확인하지 못'; it withholds
                  (and takes back what came before) when it says the value is not established: '확인이 필요',
@@ -103,6 +104,14 @@ _POSSIBLE = re.compile(
 # 않지만 X입니다', which commits to X), it says the value was not found, so nothing in its sentence commits
 _GUESS = re.compile(
     r"추측|추정|짐작|어림|가정(?:하|한|해|컨대|일|이라|이지만|으로)|(?<![a-z])(?:guess|guessing|assum(?:e|ing))(?![a-z])",
+    re.IGNORECASE,
+)
+# a denial that the value is a guess, an estimate or an example ('추정치가 아닌 공시 수치입니다', '추측이 아니라
+# 확인된 값', 'not an estimate') confirms the value: it neither negates its clause nor makes it a guess
+_DENIED_DOUBT = re.compile(
+    r"(?:추정|추측|짐작|어림|예상|잠정|근사|가정|예시)(?:치|값|수치)?\s*(?:이|가|은|는)?\s*"
+    r"(?:아닌(?=\s)|아니(?:라|고|며|다|에요|예요|요)|아닙니다|아님)"
+    r"|(?<![a-z])not\s+(?:an?\s+)?(?:estimate|estimated|guess|guessing|approximation|example)(?![a-z])",
     re.IGNORECASE,
 )
 # a condition the reply assumes rather than knows ('만약 시간표가 맞다면', '본사가 그 면에 있다면', '가정하면'): what
@@ -221,7 +230,13 @@ _RETRACTED = re.compile(
 )
 
 
+def _undoubted(text: str) -> str:
+    """`text` with its denials of doubt blanked (same length, so offsets hold)."""
+    return _DENIED_DOUBT.sub(lambda m: " " * len(m.group()), text)
+
+
 def _role(text: str) -> Role:
+    text = _undoubted(text)
     if _EXAMPLE.search(text):
         return "example"
     if _RETRACTED.search(text):
@@ -296,7 +311,7 @@ def read(text: str, find: Callable[[str], Sequence[T]], where: Callable[[T], tup
         local_withheld = False
         conditional: list[T] = []
         conditions = 0
-        guessed = any(c.role != "negated" and _GUESS.search(c.text) for c in s.clauses)
+        guessed = any(c.role != "negated" and _GUESS.search(_undoubted(c.text)) for c in s.clauses)
         for k, clause in enumerate(s.clauses):
             every = list(find(clause.text))
             # comparison context gives way to what is compared; alone, it is what the clause states
