@@ -30,6 +30,7 @@ from kopa_gen.edge.scorer import OfflineScorer
 from kopa_gen.edge.signatures import load_signatures
 from kopa_gen.evaluate.runner import EvalConfig, run_eval
 from kopa_gen.language.answers import NumberAnswer
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.task import From
 from kopa_gen.policies.double import ChatDouble, Reply, ToolCall
 from kopa_gen.project import Project, load_project
@@ -212,8 +213,8 @@ def test_resolve_stage_replaces_a_verified_different_answer(
     ):
         config = SynthConfig(
             resolver="openai",
-            resolver_options={"base_url": resolver.base_url, "model": "double"},
-            verifier={"base_url": judge.base_url, "model": "judge"},
+            resolver_endpoint=EndpointSettings(base_url=resolver.base_url, model="double"),
+            verifier=EndpointSettings(base_url=judge.base_url, model="judge"),
         )
         kept = asyncio.run(run_filters(project, [fresh], sigs, config, report))
         asked = judge.bodies

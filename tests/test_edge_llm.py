@@ -33,6 +33,7 @@ from kopa_gen.edge.scorer import (
 from kopa_gen.edge.signatures import ToolSig, load_signatures
 from kopa_gen.edge.synth import Builder, Draft, GEdge
 from kopa_gen.edge.writer import LLMWriter, required_values, template_query
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.templates import Template
 from kopa_gen.policies.double import ChatDouble, Fail, Raw, Reply, Step
 from kopa_gen.project import Project
@@ -43,6 +44,12 @@ from kopa_gen.world.build import BuiltWorld
 KEY_ENV = "KOPA_TEST_EDGE_LLM_KEY"
 FAKE_KEY = "sk-edge-double-7f3a91c2"
 MODEL = "double-edge-model"
+
+
+def at(base_url: str) -> EndpointSettings:
+    return EndpointSettings(base_url=base_url, model=MODEL, api_key_env=KEY_ENV, retries=2, backoff_s=0.01)
+
+
 PRODUCER, CONSUMER = "dart_corp_code", "dart_dividends"
 SAMPLES = Samples(
     {
@@ -86,7 +93,7 @@ def prompt_of(double: ChatDouble, i: int = 0) -> str:
 async def score_with(
     double: ChatDouble, producer: ToolSig, consumer: ToolSig, examples: Examples
 ) -> Proposal | None:
-    scorer = LLMScorer(double.base_url, MODEL, api_key_env=KEY_ENV, backoff_s=0.01)
+    scorer = LLMScorer(at(double.base_url))
     try:
         return await scorer.score(producer, consumer, SAMPLES, examples)
     finally:
@@ -147,7 +154,7 @@ async def test_scorer_asks_nothing_for_a_tool_paired_with_itself(
 
 
 def test_prompt_leaves_paging_arguments_out(sigs: dict[str, ToolSig]) -> None:
-    scorer = LLMScorer("http://127.0.0.1:9/v1", MODEL, api_key_env=KEY_ENV)
+    scorer = LLMScorer(at("http://127.0.0.1:9/v1"))
     consumer = sigs["dart_list_disclosures"]
     assert {"page_no", "page_count"} <= {p.name for p in consumer.params}
     prompt = scorer.prompt(sigs[PRODUCER], consumer, SAMPLES)
@@ -368,7 +375,7 @@ def rewrite_keeping(values: list[str], drop: str | None = None) -> str:
 async def write_with(
     double: ChatDouble, draft: Draft, template: Template, writer: LLMWriter | None = None
 ) -> tuple[str, LLMWriter]:
-    writer = writer or LLMWriter(double.base_url, MODEL, api_key_env=KEY_ENV, backoff_s=0.01)
+    writer = writer or LLMWriter(at(double.base_url))
     try:
         return await writer.write(draft, template, random.Random(WRITER_SEED)), writer
     finally:
@@ -436,7 +443,7 @@ async def test_rejections_accumulate_over_writes(draft: Draft, template: Templat
         Reply(content=""),
     ]
     with ChatDouble(script) as double:
-        writer = LLMWriter(double.base_url, MODEL, api_key_env=KEY_ENV, backoff_s=0.01)
+        writer = LLMWriter(at(double.base_url))
         try:
             texts = [await writer.write(draft, template, random.Random(WRITER_SEED)) for _ in script]
         finally:
@@ -525,7 +532,7 @@ def test_phase_a_with_the_llm_scorer_replaying_offline_verdicts(project: Project
 
     async def llm_run() -> tuple[PhaseA, ChatDouble]:
         with ChatDouble(replies) as double:
-            scorer = LLMScorer(double.base_url, MODEL, api_key_env=KEY_ENV, backoff_s=0.01)
+            scorer = LLMScorer(at(double.base_url))
             try:
                 return await run_phase_a(project, scorer, config), double
             finally:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kopa_gen.cli.options import (
     Choices,
@@ -19,6 +20,9 @@ from kopa_gen.cli.options import (
     spread,
     spread_arguments,
 )
+
+if TYPE_CHECKING:
+    from kopa_gen.language.settings import EndpointSettings
 
 _GRAPH = "kopa_gen.edge.graph:GraphConfig"
 _SYNTH = "kopa_gen.edge.dataset:SynthConfig"
@@ -54,8 +58,7 @@ class GraphOptions:
     same_domain: int
     cross_domain: int
     scorer: str = "offline"
-    scorer_endpoint: Endpoint | None = field(default=None, metadata={"endpoint": "scorer"})
-    scorer_api_key_env: str
+    scorer_endpoint: EndpointSettings | None = field(default=None, metadata={"endpoint": "scorer"})
     live: bool = False
     workers: int
     ray: str | None = None
@@ -72,11 +75,11 @@ class SynthOptions:
     per_pattern: int
     patterns: list[str]
     max_starts: int
-    writer: Endpoint | None = field(default=None, metadata={"endpoint": "writer"})
-    resolver: Endpoint | None = field(
+    writer: EndpointSettings | None = field(default=None, metadata={"endpoint": "writer"})
+    resolver: EndpointSettings | None = field(
         default=None, metadata={"endpoint": "resolver"}
     )  # None: the oracle re-solves
-    verifier: Endpoint | None = field(
+    verifier: EndpointSettings | None = field(
         default=None, metadata={"endpoint": "verifier"}
     )  # None: nothing is replaced
 
@@ -102,10 +105,7 @@ def cmd_edge_graph(o: GraphOptions) -> int:
         audit_trials=o.audit,
         spread=spread(o.workers, o.ray),
     )
-    at = o.scorer_endpoint
-    scorer = make_scorer(
-        o.scorer, at.base_url if at else None, at.model if at else None, o.scorer_api_key_env
-    )
+    scorer = make_scorer(o.scorer, o.scorer_endpoint)
     return asyncio.run(edge_graph(project, config, scorer, Path(o.out)))
 
 
@@ -120,14 +120,14 @@ def cmd_edge_synth(o: SynthOptions) -> int:
         patterns=tuple(o.patterns),  # type: ignore[arg-type]  # argparse checked the choices
         max_starts=o.max_starts,
         resolver="openai" if o.resolver else "oracle",
-        resolver_options=o.resolver.options() if o.resolver else {},
-        verifier=o.verifier.options() if o.verifier else None,
+        resolver_endpoint=o.resolver,
+        verifier=o.verifier,
     )
     writer = None
     if o.writer:
         from kopa_gen.edge.writer import LLMWriter
 
-        writer = LLMWriter(o.writer.base_url, o.writer.model, o.writer.api_key_env)
+        writer = LLMWriter(o.writer)
     return asyncio.run(edge_synth(project, Path(o.graph), Path(o.out), config, writer))
 
 

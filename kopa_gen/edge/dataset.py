@@ -42,6 +42,7 @@ from kopa_gen.evaluate.runner import EvalConfig, run_episode
 from kopa_gen.gold.run import run_gold
 from kopa_gen.language.answers import Answer, ListAnswer, NumberAnswer, TextAnswer
 from kopa_gen.language.diagnostics import Diagnostics
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.task import From, SystemState, Task
 from kopa_gen.language.yamlout import dump_yaml
 from kopa_gen.policies.reference import UNKNOWN, render_answer
@@ -63,8 +64,8 @@ class SynthConfig:
     patterns: tuple[Pattern, ...] = PATTERNS
     max_starts: int = 8  # argument combinations tried per root tool
     resolver: str = "oracle"  # the re-solve stage's policy
-    resolver_options: dict[str, Any] = field(default_factory=dict)
-    verifier: dict[str, Any] | None = None  # OpenAIJudge options (base_url, model, api_key_env)
+    resolver_endpoint: EndpointSettings | None = None  # its model, for the openai policy
+    verifier: EndpointSettings | None = None  # the OpenAIJudge that confirms a re-solver's answer
     # a gold call whose result is longer than this (characters of JSON) makes a task no model context can hold
     # (a 10,000-row page is megabytes); such drafts are not instantiated
     max_result_chars: int = 16000  # under verl's max_tool_response_length in configs/grpo.yaml
@@ -293,7 +294,7 @@ async def run_filters(
     project: Project, cands: list[Candidate], sigs: Mapping[str, ToolSig], config: SynthConfig, report: Report
 ) -> list[Candidate]:
     kept: list[Candidate] = []
-    verifier = OpenAIJudge(**config.verifier) if config.verifier else None
+    verifier = OpenAIJudge(config.verifier) if config.verifier else None
     for cand in cands:
         task, draft = cand.task, cand.draft
         # 1. rules
@@ -335,9 +336,7 @@ async def run_filters(
             report.removed["static"]["decorative chain"] += 1
             continue
         # 3. re-solve
-        eval_config = EvalConfig(
-            policy=config.resolver, out=Path("."), policy_options=config.resolver_options
-        )
+        eval_config = EvalConfig(policy=config.resolver, out=Path("."), endpoint=config.resolver_endpoint)
         record = await run_episode(project, eval_config, task, fixture or {}, config.seed, 0)
         if not record["reward"]:
             found = await verified_alternative(task, draft, record, verifier)

@@ -16,6 +16,7 @@ from typing import Protocol, cast
 
 from kopa_gen.edge.chat import ChatClient
 from kopa_gen.edge.synth import AskKind, Draft
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.templates import Reduction, Template, render
 from kopa_gen.plugins import Registry
 from kopa_gen.policies.openai import EndpointError
@@ -97,10 +98,8 @@ class TemplateWriter:
 class LLMWriter:
     name = "llm"
 
-    def __init__(
-        self, base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY", backoff_s: float = 1.0
-    ) -> None:
-        self.chat = ChatClient(base_url, model, api_key_env, backoff_s=backoff_s)
+    def __init__(self, endpoint: EndpointSettings) -> None:
+        self.chat = ChatClient(endpoint)
         self.rejected = 0  # rewrites that dropped a value: the template query was kept
         self.failed = 0  # requests the endpoint failed after retries: the template query was kept
         self.last_error = ""
