@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from kopa_gen.evaluate.report import RunData, render_report
+from kopa_gen.evaluate.report import Report, RunData, render_report
 from kopa_gen.evaluate.rundir import read_manifest
 from kopa_gen.evaluate.runner import EvalConfig, run_eval
 from kopa_gen.project import Project
@@ -21,6 +21,7 @@ class Rendered:
     md: str
     html: str
     folder: Path
+    report: Report
 
 
 def sample_report(project: Project, folder: Path) -> Rendered:
@@ -28,8 +29,7 @@ def sample_report(project: Project, folder: Path) -> Rendered:
     for name, rollouts in (("oracle", 2), ("first-page", 3)):
         config = EvalConfig(policy=name, out=folder / name, rollouts=rollouts, tasks=TASKS)
         records = asyncio.run(run_eval(project, config))
-        runs[name] = RunData(records, read_manifest(folder / name) or {})
-    md, html = render_report(runs)
-    (folder / "report.md").write_text(md, encoding="utf-8")
-    (folder / "report.html").write_text(html, encoding="utf-8")
-    return Rendered(runs, md, html, folder)
+        runs[name] = RunData(records, read_manifest(folder / name))
+    report = render_report(runs)
+    report.write(folder)
+    return Rendered(runs, report.md, report.html, folder, report)
