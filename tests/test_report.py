@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import re
 from collections.abc import Iterator
 from html import escape
@@ -19,12 +20,12 @@ from kopa_gen.cli import main
 from kopa_gen.evaluate.charts import grouped_bars, text_width, tick_indices
 from kopa_gen.evaluate.report import RunData, render_report
 from kopa_gen.evaluate.rundir import read_manifest
-from kopa_gen.evaluate.runner import EvalConfig, run_eval
+from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_eval
 from kopa_gen.language.settings import EndpointSettings, GenerationSettings
 from kopa_gen.policies.double import ChatDouble, Reply
 from kopa_gen.project import Project
 from kopa_gen.world.build import BuiltWorld
-from tests.reportdata import TASKS, Rendered, sample_report
+from tests.reportdata import TASKS, Rendered, eighteen_hundred, sample_report
 
 
 @pytest.fixture(scope="module")
@@ -65,9 +66,18 @@ def test_task_table_shows_query_expected_answer_and_each_runs_reply(
     assert (
         header + " first-page: passed | reply | RESPONSE | ENVIRONMENT | reason | episodes |" in rendered.md
     )
-    # a task scored on ENVIRONMENT alone has no expected answer and shows that axis
+    # a task scored on ENVIRONMENT alone has no answer: the state its gold chain writes is shown instead
+    fixture = load_fixture(project, project.task("fin-014"))
+    (write,) = [c for step in fixture["steps"] for c in step if c["tool"] == "workspace_write_file"]
     env = re.search(r"\| fin-014 \|.*", rendered.md)
     assert env and "| - | pass |" in env.group(0)
+    assert f"| state: workspace_write_file {json.dumps(write['args'], ensure_ascii=False)} |" in env.group(0)
+    html_row = rendered.html.split("data-task='fin-014'")[1].split("</tr>")[0]
+    assert escape(write["args"]["content"]) in html_row
+    assert (
+        "RESPONSE <span class='muted'>not scored</span> · ENVIRONMENT <span class='pass'>pass</span>"
+        in html_row
+    )
 
 
 def test_every_mark_opens_its_episode_on_its_transcript_page(rendered: Rendered) -> None:
@@ -164,15 +174,7 @@ def test_runs_over_different_task_sets_are_compared_with_a_warning(rendered: Ren
 def test_a_1800_episode_report_stays_small(rendered: Rendered) -> None:
     """45 tasks x 8 seeds x 5 rollouts from real episode records: the page stays under 5 MB because the
     transcripts are pages of their own."""
-    base = {(r["task"], r["rollout"]): r for r in rendered.runs["first-page"].records}  # 5 tasks x 3 rollouts
-    records = [
-        dict(base[task, rollout % 3], task=f"{task}-{copy}", seed=seed, rollout=rollout)
-        | {"key": f"{task}-{copy}:{seed}:{rollout}"}
-        for task in TASKS
-        for copy in range(9)
-        for seed in range(8)
-        for rollout in range(5)
-    ]
+    records = eighteen_hundred(rendered.runs["first-page"].records)
     assert len(records) == 1800 and len({r["task"] for r in records}) == 45
     report = render_report({"big": records})
     assert len(report.html.encode()) < 5_000_000, len(report.html.encode())

@@ -23,7 +23,7 @@ from kopa_gen.evaluate.guess import Guess, by_domain, from_manifest, summary_lin
 from kopa_gen.evaluate.rundir import INFRASTRUCTURE, describe
 from kopa_gen.evaluate.stats import EpisodeResult, SummaryRow, rollouts_per_seed, summarize
 from kopa_gen.evaluate.transcript import STYLE as TRANSCRIPT_STYLE
-from kopa_gen.evaluate.transcript import anchor, episode_section, verdict
+from kopa_gen.evaluate.transcript import anchor, axis, episode_section, verdict
 from kopa_gen.language.records import RunManifest
 
 FONTS = "'Noto Sans CJK KR', 'Noto Sans KR', 'Apple SD Gothic Neo', 'Malgun Gothic', sans-serif"
@@ -71,6 +71,23 @@ FILTER_SCRIPT = """<script>
   sort.addEventListener('input', order);
   document.getElementById('filters').hidden = false;
   apply();
+  // the episode frame: hidden until a mark is clicked, then brought into view, with a way back to the row
+  const box = document.getElementById('transcript-box'), back = document.getElementById('back');
+  let from = null;
+  box.hidden = true;
+  body.addEventListener('click', (event) => {
+    const mark = event.target.closest('a.ep');
+    if (!mark) return;
+    from = mark.closest('tr');
+    back.textContent = '↑ back to ' + from.dataset.task + ' in the table';
+    back.hidden = false;
+    box.hidden = false;
+    box.scrollIntoView();
+  });
+  back.addEventListener('click', (event) => {
+    event.preventDefault();
+    if (from) from.scrollIntoView({block: 'center'});
+  });
 })();
 </script>"""
 
@@ -348,8 +365,9 @@ def render_report(runs: dict[str, RunData] | dict[str, list[dict[str, Any]]], k:
     html.append("<h2 id='tasks'>Tasks</h2>")
     html.append(_html_tasks(names, per_run))
     html.append(
-        "<h2 id='transcript'>Episode</h2><p class='muted'>Click a ✓ or ✗ above to open an episode here "
-        "(its messages and calls).</p><iframe name='transcript' title='episode'></iframe>"
+        "<div id='transcript-box'><h2 id='transcript'>Episode</h2><p class='muted'>Click a ✓ or ✗ above to open "
+        "an episode here (its messages and calls). <a href='#tasks' id='back' hidden>↑ back to the table</a></p>"
+        "<iframe name='transcript' title='episode'></iframe></div>"
     )
     html.append(FILTER_SCRIPT)
     html.append("</body></html>")
@@ -553,7 +571,7 @@ def _md_tasks(names: list[str], per_run: dict[str, dict[str, TaskRow]]) -> list[
     lines = ["## Tasks", "", head, rule]
     for task in _task_order(per_run):
         first = next(rows[task] for rows in per_run.values() if task in rows)
-        line = f"| {task} | {_md_cell(first.query)} | {_md_cell(first.expected or '-', 60)} |"
+        line = f"| {task} | {_md_cell(first.query)} | {_md_cell(first.expected or '-', 240)} |"
         for i, name in enumerate(names):
             row = per_run[name].get(task)
             if row is None:
@@ -628,8 +646,8 @@ def _run_cell(run: int, row: TaskRow) -> str:
     reply = escape(_one_line(str(shown.get("final_message") or ""), 300))
     return (
         f"<td class='text'><b class='{ok}'>{row.passed}/{len(row.episodes)}</b> {marks}"
-        f"<div class='reply'>{reply}</div><div class='muted'>RESPONSE <span class='{r}'>{r}</span> · "
-        f"ENVIRONMENT <span class='{e}'>{e}</span> · {escape(str(shown.get('reason') or ''))}</div></td>"
+        f"<div class='reply'>{reply}</div><div class='muted'>{axis('RESPONSE', r)} · {axis('ENVIRONMENT', e)} · "
+        f"{escape(str(shown.get('reason') or ''))}</div></td>"
     )
 
 

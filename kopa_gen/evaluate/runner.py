@@ -197,10 +197,26 @@ async def run_episode(
         "reason": score.reason,
         "elapsed_s": round(time.perf_counter() - start, 3),
         "pattern": pattern,
-        "expected": answer_text(task.answer) if task.answer is not None else None,
+        "expected": expected_text(project, task, fixture),
         "usage": usage.model_dump() if (usage := Usage.of(episode.usage)) is not None else None,
     }
     return record
+
+
+def expected_text(project: Project, task: Task, fixture: dict[str, Any]) -> str | None:
+    """What the report shows beside a reply: the gold answer (`3,070 원`) and, for a task scored on the state it
+    leaves, the gold chain's writes (`state: workspace_write_file {"path": ..., "content": ...}`); None: neither."""
+    parts = [answer_text(task.answer)] if task.answer is not None else []
+    if "ENVIRONMENT" in task.reward:
+        writes = [
+            f"{call['tool']} {json.dumps(call['args'], ensure_ascii=False)}"
+            for step in fixture.get("steps") or []
+            for call in step
+            if project.platform_of(call["tool"]).operation(call["tool"]).kopa.effect != "read"
+        ]
+        if writes:
+            parts.append("state: " + "; ".join(writes))
+    return " · ".join(parts) or None
 
 
 async def episode_job(

@@ -36,6 +36,14 @@ def verdict(record: dict[str, Any]) -> tuple[str, str]:
     return r, e
 
 
+def axis(name: str, value: str) -> str:
+    """One reward axis in the HTML: `RESPONSE pass`, `ENVIRONMENT fail`, or `ENVIRONMENT not scored` (the task's
+    reward does not use it)."""
+    if value == "-":
+        return f"{name} <span class='muted'>not scored</span>"
+    return f"{name} <span class='{value}'>{value}</span>"
+
+
 def _pretty(text: str) -> str:
     """JSON text indented (Korean kept as is); anything else unchanged."""
     try:
@@ -113,8 +121,8 @@ def episode_section(run: int, run_name: str, record: dict[str, Any]) -> str:
     response = record.get("response") or {}
     facts = [
         f"reward <b class='{reward}'>{reward}</b>",
-        f"RESPONSE <span class='{r}'>{r}</span>",
-        f"ENVIRONMENT <span class='{e}'>{e}</span>",
+        axis("RESPONSE", r),
+        axis("ENVIRONMENT", e),
         f"ACTION {action:.2f}" if isinstance(action, int | float) else "ACTION -",
         f"stop: {escape(str(record.get('stop_reason')))}",
         f"{len(record.get('calls') or [])} calls",

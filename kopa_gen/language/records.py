@@ -169,7 +169,9 @@ class EpisodeRecord(StrictModel):
     elapsed_s: float
     pattern: str | None = Field(default=None, description="The EDGE pattern of a synthesized task.")
     expected: str | None = Field(
-        default=None, description="The gold answer as the report shows it beside the reply (null: none)."
+        default=None,
+        description="The gold answer and, for a task scored on its state, the gold chain's writes, as the report "
+        "shows them beside the reply (null: neither).",
     )
     usage: Usage | None = Field(
         default=None, description="Tokens, when the model server returned `usage` (reference policies: null)."
