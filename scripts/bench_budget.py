@@ -1,7 +1,8 @@
 """The tool-result budget's effect (not a test): the oracle plays every benchmark task once, and for each task the
 longest tool result of its gold chain is measured as the model used to read it (plain JSON, a key per value) and
 as it reads it now (compact rows within the budget), in characters and in Qwen3.5 tokens; a gold result the
-budget cuts is counted (it must be 0: every gold chain fits). Rendering time per result is printed too.
+budget cuts is counted (it must be 0: every gold chain fits). Rendering time per result and per episode (the
+sum over its results) is printed too.
 
 Usage: python scripts/bench_budget.py [--budget 16384] [--tasks fin-001 ...] [--no-tokens]
 """
@@ -40,9 +41,11 @@ def main() -> None:
     count = (lambda text: 0) if args.no_tokens else _tokens()
     rows: list[tuple[str, int, int, int, int, bool]] = []
     render_s: list[float] = []
+    episode_s: list[float] = []
     for record in sorted(records, key=lambda r: r["task"]):
         before = after = ""
         cut = False
+        episode_s.append(0.0)
         for call in record["calls"]:
             data: dict[str, Any] | None = call["structured"]
             if call["is_error"] or not data or "submitted" in data:
@@ -51,6 +54,7 @@ def main() -> None:
             start = time.perf_counter()
             render_result(data, args.budget)
             render_s.append(time.perf_counter() - start)
+            episode_s[-1] += render_s[-1]
             new = call["text"]
             cut |= CUT in new
             before = max(before, old, key=len)
@@ -77,7 +81,8 @@ def main() -> None:
     if render_s:
         print(
             f"rendering: median {statistics.median(render_s) * 1e6:.0f} us, max {max(render_s) * 1e3:.2f} ms "
-            f"per result ({len(render_s)} results)"
+            f"per result ({len(render_s)} results); per episode (its results together) median "
+            f"{statistics.median(episode_s) * 1e3:.2f} ms, max {max(episode_s) * 1e3:.2f} ms"
         )
 
 

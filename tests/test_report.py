@@ -18,6 +18,7 @@ import pytest
 
 from kopa_gen.cli import main
 from kopa_gen.evaluate.charts import grouped_bars, text_width, tick_indices
+from kopa_gen.evaluate.guess import Guess, summary_line
 from kopa_gen.evaluate.report import RunData, render_report
 from kopa_gen.evaluate.rundir import read_manifest
 from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_eval
@@ -220,3 +221,12 @@ def test_several_runs_get_a_report_folder_of_their_own(
     assert f"wrote {out / 'report.md'}" in capsys.readouterr().out
     assert main(["report", str(a), "--out", str(tmp_path / "mine")]) == 0
     assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == ["episodes", "report.html", "report.md"]
+
+
+def test_the_pool_guess_line_names_pass_at_k_only_when_k_is_not_1() -> None:
+    pool = [Guess("fin-001", "finance", pool=4, passing=1, scored=True)]  # a guess passes 1 time in 4
+    assert summary_line(pool, 1) == (
+        "pool-guess expectation on these 1 tasks: pass@1 0.2500 (the gold calls, then one answer-pool candidate "
+        "at random; 1 task(s) have a pool of 5 or fewer)"
+    )
+    assert ": pass@1 0.2500, pass@4 " in summary_line(pool, 4)

@@ -136,14 +136,13 @@ def port(text: str) -> int:
     return value
 
 
-def json_object(text: str) -> dict[str, Any]:
-    """argparse type: tool arguments as one JSON object."""
+def json_object(text: str, example: str = '{"corp_code": "00126380"}') -> dict[str, Any]:
+    """argparse type: one JSON object (tool arguments unless `example` shows another kind)."""
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise argparse.ArgumentTypeError(
-            f"not valid JSON ({exc.msg} at column {exc.colno}); quote keys and text values, e.g. "
-            '\'{"corp_code": "00126380"}\''
+            f"not valid JSON ({exc.msg} at column {exc.colno}); quote keys and text values, e.g. '{example}'"
         ) from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"must be a JSON object {{...}}, not {type(value).__name__}")
@@ -206,7 +205,7 @@ _ENDPOINT_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
     "generation.extra_body": (
         "extra-body",
         {
-            "type": lambda text: json_object(text),
+            "type": lambda text: json_object(text, '{"chat_template_kwargs": {"enable_thinking": false}}'),
             "metavar": "JSON",
             "help": 'merged into every request, e.g. \'{"chat_template_kwargs": {"enable_thinking": false}}\'',
         },

@@ -92,7 +92,7 @@ async def _refusal(
 ) -> str:
     """What a refused check says, by the status and the server's own message."""
     lowered = text.lower()
-    said = " ".join(text.split())
+    said = " ".join(text.split()) or "(an empty body)"
     if status in (401, 403):
         return (
             f"{url} refused the key (HTTP {status}: {said}); put the endpoint's key in "
