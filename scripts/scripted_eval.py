@@ -88,9 +88,11 @@ def main() -> None:
         status = cli(command)
         bodies = double.bodies
     print(f"exit status {status}; the server was sent {len(bodies)} requests")
-    first = bodies[1]
-    sent = {k: v for k, v in first.items() if k not in ("messages", "tools")}
-    print("the first episode request, less its messages and tools:", json.dumps(sent, ensure_ascii=False))
+    sent = {k: v for k, v in bodies[1].items() if k not in ("messages", "tools", "seed")}
+    print("every episode request carried, less its messages and tools:", json.dumps(sent, ensure_ascii=False))
+    seeds = sorted({b.get("seed") for b in bodies[1:]})
+    print(f"and a request seed per episode (--sampling-seed + 1000 x sandbox seed + rollout): {seeds}")
+    assert all({k: v for k, v in b.items() if k in sent} == sent for b in bodies[1:])
     print("run.json:")
     print((args.out / "run.json").read_text(encoding="utf-8"))
     cli(["report", str(args.out)])
