@@ -31,6 +31,7 @@ from kopa_gen.edge.scorer import OfflineScorer
 from kopa_gen.edge.signatures import ToolSig, load_signatures
 from kopa_gen.evaluate.runner import EvalConfig, run_eval
 from kopa_gen.language.answers import NumberAnswer
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.synthesis import GraphDoc
 from kopa_gen.language.task import From, GoldStep
 from kopa_gen.policies.double import ChatDouble, Reply, ToolCall
@@ -257,8 +258,8 @@ def test_resolve_stage_replaces_a_verified_different_answer(
         ChatDouble([Reply(content=judge_says)]) as judge,
     ):
         config = SynthConfig(
-            resolver={"base_url": resolver.base_url, "model": "double"},
-            verifier={"base_url": judge.base_url, "model": "judge"},
+            resolver=EndpointSettings(base_url=resolver.base_url, model="double"),
+            verifier=EndpointSettings(base_url=judge.base_url, model="judge"),
         )
         kept = asyncio.run(run_filters(project, fresh, sigs, config, report))
         asked = judge.bodies

@@ -36,6 +36,7 @@ from kopa_gen.edge.scorer import (
 from kopa_gen.edge.signatures import ToolSig, load_signatures
 from kopa_gen.edge.writer import LLMWriter
 from kopa_gen.edge.writer import prompt as prompt_version_of
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.task import Task
 from kopa_gen.policies.double import ChatDouble, Fail, Raw, Reply, Step
 from kopa_gen.project import Project, load_project
@@ -43,6 +44,12 @@ from kopa_gen.project import Project, load_project
 KEY_ENV = "KOPA_TEST_EDGE_LLM_KEY"
 FAKE_KEY = "sk-edge-double-7f3a91c2"
 MODEL = "double-edge-model"
+
+
+def at(base_url: str) -> EndpointSettings:
+    return EndpointSettings(base_url=base_url, model=MODEL, api_key_env=KEY_ENV, retries=2, backoff_s=0.01)
+
+
 PRODUCER, CONSUMER = "dart_corp_code", "dart_dividends"
 SAMPLES = Samples(
     {
@@ -87,7 +94,7 @@ def prompt_of(double: ChatDouble, i: int = 0) -> str:
 async def score_with(
     double: ChatDouble, producer: ToolSig, consumer: ToolSig, examples: Examples
 ) -> Proposal | None:
-    scorer = LLMScorer(double.base_url, MODEL, api_key_env=KEY_ENV, backoff_s=0.01)
+    scorer = LLMScorer(at(double.base_url))
     try:
         return await scorer.score(producer, consumer, SAMPLES, examples, KINDS)
     finally:
@@ -148,7 +155,7 @@ async def test_scorer_asks_nothing_for_a_tool_paired_with_itself(
 
 
 def test_prompt_leaves_paging_arguments_out(sigs: dict[str, ToolSig]) -> None:
-    scorer = LLMScorer("http://127.0.0.1:9/v1", MODEL, api_key_env=KEY_ENV)
+    scorer = LLMScorer(at("http://127.0.0.1:9/v1"))
     consumer = sigs["dart_list_disclosures"]
     assert {"page_no", "page_count"} <= {p.name for p in consumer.params}
     prompt = scorer.prompt(sigs[PRODUCER], consumer, SAMPLES)
@@ -348,7 +355,7 @@ def task() -> Task:
 async def write_with(
     double: ChatDouble, task: Task, writer: LLMWriter | None = None
 ) -> tuple[str | None, LLMWriter]:
-    writer = writer or LLMWriter(double.base_url, MODEL, api_key_env=KEY_ENV, backoff_s=0.01)
+    writer = writer or LLMWriter(at(double.base_url))
     try:
         return await writer.write(task, KEEP, random.Random(WRITER_SEED)), writer
     finally:
@@ -397,11 +404,6 @@ async def test_a_failing_endpoint_keeps_the_composed_question_and_says_so(task: 
     assert len(double.requests) == 3
     assert text is None and writer.failed == 1 and writer.rejected == 0
     assert "HTTP 503" in writer.last_error and "1 failed; last error: " in writer.summary()
-
-
-def test_the_llm_writer_needs_a_model() -> None:
-    with pytest.raises(ValueError, match="--writer-model"):
-        LLMWriter("http://127.0.0.1:9/v1", "")
 
 
 # --- Phase A end to end ------------------------------------------------------------------------------------
@@ -473,7 +475,7 @@ def test_phase_a_with_the_llm_scorer_replaying_offline_verdicts(project: Project
 
     async def llm_run() -> tuple[PhaseA, ChatDouble]:
         with ChatDouble(replies) as double:
-            scorer = LLMScorer(double.base_url, MODEL, api_key_env=KEY_ENV, backoff_s=0.01)
+            scorer = LLMScorer(at(double.base_url))
             try:
                 return await run_phase_a(project, scorer, config), double
             finally:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kopa_gen.cli.options import (
     Choices,
@@ -20,6 +21,9 @@ from kopa_gen.cli.options import (
     spread,
     spread_arguments,
 )
+
+if TYPE_CHECKING:
+    from kopa_gen.language.settings import EndpointSettings
 
 _GRAPH = "kopa_gen.edge.graph:GraphConfig"
 _SYNTH = "kopa_gen.edge.dataset:SynthConfig"
@@ -50,8 +54,7 @@ class GraphOptions:
     same_domain: int
     cross_domain: int
     scorer: str = "offline"
-    scorer_endpoint: Endpoint | None = field(default=None, metadata={"endpoint": "scorer"})
-    scorer_api_key_env: str
+    scorer_endpoint: EndpointSettings | None = field(default=None, metadata={"endpoint": "scorer"})
     live: bool = False
     workers: int
     ray: str | None = None
@@ -70,13 +73,13 @@ class SynthOptions:
     exclude_platforms: list[str] = field(default_factory=list)
     max_rows: int
     max_guess: float
-    writer: Endpoint | None = field(default=None, metadata={"endpoint": "writer"})
-    judge: Endpoint | None = field(default=None, metadata={"endpoint": "judge"})
-    second_judge: Endpoint | None = field(default=None, metadata={"endpoint": "second-judge"})
-    resolver: Endpoint | None = field(
+    writer: EndpointSettings | None = field(default=None, metadata={"endpoint": "writer"})
+    judge: EndpointSettings | None = field(default=None, metadata={"endpoint": "judge"})
+    second_judge: EndpointSettings | None = field(default=None, metadata={"endpoint": "second-judge"})
+    resolver: EndpointSettings | None = field(
         default=None, metadata={"endpoint": "resolver"}
     )  # None: no re-solve stage
-    verifier: Endpoint | None = field(
+    verifier: EndpointSettings | None = field(
         default=None, metadata={"endpoint": "verifier"}
     )  # None: nothing replaced
 
@@ -110,10 +113,7 @@ def cmd_edge_graph(o: GraphOptions) -> int:
         audit_trials=o.audit,
         spread=spread(o.workers, o.ray),
     )
-    at = o.scorer_endpoint
-    scorer = make_scorer(
-        o.scorer, at.base_url if at else None, at.model if at else None, o.scorer_api_key_env
-    )
+    scorer = make_scorer(o.scorer, o.scorer_endpoint)
     return asyncio.run(edge_graph(project, config, scorer, Path(o.out)))
 
 
@@ -122,7 +122,7 @@ def cmd_edge_synth(o: SynthOptions) -> int:
     from kopa_gen.edge.dataset import SynthConfig
 
     project = load(o.root)
-    judges = tuple(j.options() for j in (o.judge, o.second_judge) if j is not None)
+    judges = tuple(j for j in (o.judge, o.second_judge) if j is not None)
     config = SynthConfig(
         seed=o.seed,
         tasks=o.tasks,
@@ -131,14 +131,14 @@ def cmd_edge_synth(o: SynthOptions) -> int:
         max_rows=o.max_rows,
         max_guess=o.max_guess,
         judges=judges,
-        resolver=o.resolver.options() if o.resolver else None,
-        verifier=o.verifier.options() if o.verifier else None,
+        resolver=o.resolver,
+        verifier=o.verifier,
     )
     writer = None
     if o.writer:
         from kopa_gen.edge.writer import LLMWriter
 
-        writer = LLMWriter(o.writer.base_url, o.writer.model, o.writer.api_key_env)
+        writer = LLMWriter(o.writer)
     return asyncio.run(edge_synth(project, Path(o.graph), Path(o.out), config, writer))
 
 

@@ -16,15 +16,16 @@ from kopa_gen.edge.picture import to_dot, to_svg
 from kopa_gen.edge.scorer import SCORERS, EdgeScorer, LLMScorer
 from kopa_gen.edge.writer import LLMWriter, QueryWriter
 from kopa_gen.language.diagnostics import UserError
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.synthesis import GraphDoc
 from kopa_gen.plugins import UnknownName
 from kopa_gen.project import Project
 
 
-def make_scorer(name: str, base_url: str | None, model: str | None, api_key_env: str) -> EdgeScorer:
+def make_scorer(name: str, endpoint: EndpointSettings | None) -> EdgeScorer:
     """The scorer registered as `name` (kopa_gen.edge.scorer.SCORERS) on the given endpoint."""
     try:
-        return SCORERS.get(name)(base_url, model, api_key_env)
+        return SCORERS.get(name)(endpoint)
     except (UnknownName, ValueError) as exc:
         raise SystemExit(f"--scorer {name}: {exc}") from None
 

@@ -38,6 +38,7 @@ from kopa_gen.edge.scorer import Binding
 from kopa_gen.edge.signatures import ToolSig, load_signatures, spec_hash
 from kopa_gen.edge.starts import by_domain, start_specs
 from kopa_gen.edge.writer import QueryWriter, TemplateWriter
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.synthesis import GraphDoc, JunctionDoc, Provenance, UsedEdge
 from kopa_gen.language.task import GoldStep, SystemState, Task
 from kopa_gen.language.yamlout import dump_yaml
@@ -69,9 +70,9 @@ class SynthConfig:
     max_rows: int = 300  # a result with more rows cannot be read whole in a training context
     max_guess: float = 0.2  # pool-guess's expected pass@1 above this drops the task
     policies: tuple[str, ...] = SHORTCUT_POLICIES  # shortcut policies that must fail the task
-    judges: tuple[dict[str, Any], ...] = ()  # two OpenAI-compatible judges for the LLM static filter
-    resolver: dict[str, Any] | None = None  # an OpenAI-compatible model that re-solves every task (stage 4)
-    verifier: dict[str, Any] | None = None  # the judge that confirms a re-solver's different answer
+    judges: tuple[EndpointSettings, ...] = ()  # two OpenAI-compatible judges for the LLM static filter
+    resolver: EndpointSettings | None = None  # an OpenAI-compatible model that re-solves every task (stage 4)
+    verifier: EndpointSettings | None = None  # the judge that confirms a re-solver's different answer
 
 
 @dataclass

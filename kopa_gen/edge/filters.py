@@ -38,6 +38,7 @@ from kopa_gen.evaluate.runner import EvalConfig, run_episode
 from kopa_gen.gold.run import run_gold
 from kopa_gen.language.answers import Answer, ListAnswer, NumberAnswer, TextAnswer
 from kopa_gen.language.diagnostics import Diagnostics
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.task import ANSWER_MODES, From, Task, Template
 from kopa_gen.policies.reference import UNKNOWN, render_answer
 from kopa_gen.project import Project
@@ -388,15 +389,15 @@ async def resolve(
     fixture: dict[str, Any],
     results: Mapping[str, Any],
     value: Any,
-    resolver: Mapping[str, Any],
-    verifier: Mapping[str, Any] | None,
+    resolver: EndpointSettings,
+    verifier: EndpointSettings | None,
 ) -> tuple[bool, tuple[Answer, From, Any] | None]:
     """Stage 4: (keep, replacement). Solved: (True, None); a verified different answer: (True, it); else (False,
     None)."""
-    config = EvalConfig(policy="openai", out=Path("."), policy_options=dict(resolver), answer_mode="text")
+    config = EvalConfig(policy="openai", out=Path("."), endpoint=resolver, answer_mode="text")
     record = await run_episode(project, config, task, fixture, 0, 0)
     if record["reward"]:
         return True, None
-    judge = OpenAIJudge(**verifier) if verifier else None
+    judge = OpenAIJudge(verifier) if verifier else None
     found = await verified_alternative(task, results, value, record, judge)
     return (found is not None), found

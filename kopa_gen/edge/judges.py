@@ -7,20 +7,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from kopa_gen.edge.chat import ChatClient
 from kopa_gen.edge.writer import prompt
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.task import Task
 from kopa_gen.policies.openai import EndpointError
 
 
-async def verdict(judge: Mapping[str, Any], task: Task) -> str | None:
+async def verdict(judge: EndpointSettings, task: Task) -> str | None:
     """None when this judge keeps the task, else why it does not."""
-    chat = ChatClient(
-        str(judge["base_url"]), str(judge["model"]), str(judge.get("api_key_env", "OPENAI_API_KEY"))
-    )
+    chat = ChatClient(judge)
     text = prompt("static_judge").template.format(
         query=task.query,
         answer=task.answer.model_dump_json() if task.answer else "null",
@@ -29,7 +27,7 @@ async def verdict(judge: Mapping[str, Any], task: Task) -> str | None:
     try:
         reply = await chat.ask(text, seed=0)
     except EndpointError as exc:
-        return f"judge {judge['model']} unreachable: {str(exc)[:80]}"
+        return f"judge {judge.model} unreachable: {str(exc)[:80]}"
     finally:
         await chat.aclose()
     match = re.search(r"\{.*\}", reply, re.S)
@@ -42,13 +40,13 @@ async def verdict(judge: Mapping[str, Any], task: Task) -> str | None:
             not bool(data["leaks"]),
         )
     except (ValueError, KeyError, TypeError):
-        return f"judge {judge['model']} answered out of format"
+        return f"judge {judge.model} answered out of format"
     names = ("not natural", "ambiguous", "not answerable", "leaks")
     failed = [n for n, ok in zip(names, checks, strict=True) if not ok]
-    return f"judge {judge['model']}: {', '.join(failed)}" if failed else None
+    return f"judge {judge.model}: {', '.join(failed)}" if failed else None
 
 
-async def both_agree(judges: Sequence[Mapping[str, Any]], task: Task) -> str | None:
+async def both_agree(judges: Sequence[EndpointSettings], task: Task) -> str | None:
     """None when every judge keeps the task; the first objection otherwise."""
     for judge in judges:
         why = await verdict(judge, task)

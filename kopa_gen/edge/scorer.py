@@ -26,6 +26,7 @@ from kopa_gen.edge.chat import ChatClient
 from kopa_gen.edge.links import fits, links, literal_values
 from kopa_gen.edge.signatures import OutField, Param, ToolSig
 from kopa_gen.language.meaning import Kind
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.plugins import Registry
 from kopa_gen.policies.openai import EndpointError
 
@@ -224,15 +225,8 @@ class LLMScorer:
 
     name = "llm"
 
-    def __init__(
-        self,
-        base_url: str,
-        model: str,
-        api_key_env: str = "OPENAI_API_KEY",
-        timeout_s: float = 60.0,
-        backoff_s: float = 1.0,
-    ) -> None:
-        self.chat = ChatClient(base_url, model, api_key_env, timeout_s, backoff_s)
+    def __init__(self, endpoint: EndpointSettings) -> None:
+        self.chat = ChatClient(endpoint)
 
     async def aclose(self) -> None:
         await self.chat.aclose()
@@ -342,8 +336,8 @@ def parse_proposal(text: str, producer: ToolSig, consumer: ToolSig) -> Proposal 
     )
 
 
-ScorerFactory = Callable[[str | None, str | None, str], EdgeScorer]
-"""(base URL, model, API-key variable) -> a scorer; an offline scorer ignores the endpoint."""
+ScorerFactory = Callable[[EndpointSettings | None], EdgeScorer]
+"""The endpoint's settings (None: none given) -> a scorer; an offline scorer ignores the endpoint."""
 
 SCORERS: Registry[ScorerFactory] = Registry(
     "EDGE scorer", hint="register a factory in kopa_gen/edge/scorer.py"
@@ -351,12 +345,12 @@ SCORERS: Registry[ScorerFactory] = Registry(
 
 
 @SCORERS.register("offline")
-def _offline(base_url: str | None, model: str | None, api_key_env: str) -> EdgeScorer:
+def _offline(endpoint: EndpointSettings | None) -> EdgeScorer:
     return OfflineScorer()
 
 
 @SCORERS.register("llm")
-def _llm(base_url: str | None, model: str | None, api_key_env: str) -> EdgeScorer:
-    if not base_url or not model:
+def _llm(endpoint: EndpointSettings | None) -> EdgeScorer:
+    if endpoint is None:
         raise ValueError("the llm scorer needs an endpoint: --scorer-base-url URL and --scorer-model NAME")
-    return LLMScorer(base_url, model, api_key_env)
+    return LLMScorer(endpoint)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from kopa_gen.edge.chat import ChatClient
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.task import Task
 from kopa_gen.plugins import Registry
 from kopa_gen.policies.openai import EndpointError
@@ -69,12 +70,8 @@ class TemplateWriter:
 class LLMWriter:
     name = "llm"
 
-    def __init__(
-        self, base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY", backoff_s: float = 1.0
-    ) -> None:
-        if not base_url or not model:
-            raise ValueError("the llm writer needs --writer-base-url URL and --writer-model NAME")
-        self.chat = ChatClient(base_url, model, api_key_env, backoff_s=backoff_s)
+    def __init__(self, endpoint: EndpointSettings) -> None:
+        self.chat = ChatClient(endpoint)
         self.rejected = 0  # rewrites that dropped a value or added API vocabulary: the composed question kept
         self.failed = 0  # requests the endpoint failed after retries: the composed question kept
         self.accepted = 0

@@ -11,7 +11,8 @@ from pydantic import BaseModel
 from kopa_gen.language.catalog import Catalog
 from kopa_gen.language.kopa import Domains, OperationKopa, PlatformKopa
 from kopa_gen.language.meaning import Kinds, Meaning
-from kopa_gen.language.records import EpisodeRecord, Fixture
+from kopa_gen.language.records import EpisodeRecord, Fixture, RunManifest
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.synthesis import GraphDoc, Provenance
 from kopa_gen.language.task import Task
 from kopa_gen.language.templates import Template
@@ -32,6 +33,8 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "kinds.schema.json": Kinds,
     "graph.schema.json": GraphDoc,
     "provenance.schema.json": Provenance,
+    "run.schema.json": RunManifest,
+    "endpoint.schema.json": EndpointSettings,
 }
 
 

@@ -15,7 +15,8 @@ from typing import Any, Protocol
 from kopa_gen.client.client import PlatformClient, RetryPolicy
 from kopa_gen.compose import platform_client
 from kopa_gen.mcp.generated import generated_module
-from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome
+from kopa_gen.mcp.render import Rendering
+from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome, Unparsed, not_json
 from kopa_gen.project import Project
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.sandbox.emulator import Sandbox
@@ -90,6 +91,8 @@ class Session:
         0  # calls admitted so far, counted before they run so parallel calls cannot overrun the budget
     )
     submissions: list[Any] = field(default_factory=list)  # what the channel read from each valid submission
+    # how results reach the model: compact, cut at the tool-result budget (kopa_gen/mcp/render.py)
+    rendering: Rendering = field(default_factory=Rendering)
 
     @classmethod
     def open(
@@ -104,11 +107,13 @@ class Session:
         world_seed: int | None = None,
         retry: RetryPolicy | None = None,
         channel: AnswerChannel | None = None,
+        result_chars: int | None = None,
     ) -> Session:
         """A fresh episode over `platforms` (live mode reaches the real services, except local platforms such as
         the workspace, which always live in the session's sandbox). `retry` overrides the clients' retry policy
         in the sandbox (EDGE probes turn retries off so that injected faults reach the posterior). `channel` adds
-        the answer tool (submit mode); without it the episode ends with a text reply."""
+        the answer tool (submit mode); without it the episode ends with a text reply. `result_chars` is the
+        tool-result budget (None: results are never cut)."""
         box = open_sandbox(project, sandbox, world_seed)
         toolboxes: dict[str, ToolBox] = {}
         clients: list[PlatformClient] = []
@@ -117,7 +122,9 @@ class Session:
             clients.append(client)
             toolboxes[pid] = generated_module(pid, root=project.root).create_toolbox(client)
         exposed = frozenset(tools) if tools is not None else None
-        return cls(project, tuple(platforms), box, toolboxes, clients, max_calls, exposed, channel)
+        session = cls(project, tuple(platforms), box, toolboxes, clients, max_calls, exposed, channel)
+        session.rendering = Rendering(result_chars)
+        return session
 
     async def __aenter__(self) -> Session:
         return self
@@ -173,13 +180,17 @@ class Session:
             outcome = ToolOutcome(
                 True, "the answer was submitted: the episode is over, no more calls run", None, "submitted"
             )
+        elif isinstance(
+            arguments, Unparsed
+        ):  # said first: the name may be a casualty of the same broken text
+            outcome = not_json(tool or "the tool call", arguments)
         elif box is None:
             names = ", ".join(sorted(t["name"] for t in self.tools()))
             outcome = ToolOutcome(
                 True, f"unknown tool {tool!r}; available tools: {names}", None, "unknown_tool"
             )
         else:
-            outcome = await box.call(tool, arguments)
+            outcome = await box.call(tool, arguments, self.rendering)
         self.calls[index] = CallRecord(
             index=index,
             tool=tool,
@@ -199,6 +210,8 @@ class Session:
         assert self.channel is not None
         index = len(self.calls)
         try:
+            if isinstance(arguments, Unparsed):
+                raise ValueError(not_json(self.channel.name, arguments).text)
             value = self.channel.read(arguments)
         except ValueError as exc:
             self.started += 1
