@@ -221,6 +221,40 @@ def test_no_kept_edge_is_a_clear_error(project: Project, gstar: GraphDoc) -> Non
         asyncio.run(synthesize(project, empty, SynthConfig(tasks=1)))
 
 
+KEEP = {"natural": True, "unambiguous": True, "answerable": True, "leaks": False, "why": "ok"}
+
+
+@pytest.mark.parametrize(
+    ("second", "kept", "why"),
+    [
+        (Reply(content=json.dumps(KEEP)), True, None),
+        (Reply(content=json.dumps(KEEP | {"unambiguous": False})), False, "judge judge-2: ambiguous"),
+        (Reply(content="이 질문은 자연스럽습니다."), False, "judge judge-2 answered out of format"),
+    ],
+)
+def test_the_two_judge_filter_keeps_a_task_only_when_both_keep_it(
+    project: Project,
+    synthesized: tuple[list[Candidate], Report],
+    sigs: dict[str, ToolSig],
+    second: Reply,
+    kept: bool,
+    why: str | None,
+) -> None:
+    cand = synthesized[0][0]
+    fresh = Candidate(cand.task, cand.ask, cand.provenance, cand.results)
+    report = Report()
+    with ChatDouble([Reply(content=json.dumps(KEEP))]) as one, ChatDouble([second]) as two:
+        judges = (
+            EndpointSettings(base_url=one.base_url, model="judge-1"),
+            EndpointSettings(base_url=two.base_url, model="judge-2"),
+        )
+        ok = asyncio.run(run_filters(project, fresh, sigs, SynthConfig(judges=judges), report))
+        asked = [one.bodies, two.bodies]
+    assert ok is kept
+    assert all(len(b) == 1 and cand.task.query in b[0]["messages"][0]["content"] for b in asked)
+    assert dict(report.counts.removed["judges"]) == ({} if why is None else {why: 1})
+
+
 def _resolver_script(cand: Candidate, final: str) -> list[Any]:
     """A scripted re-solver (over the chat-completions protocol double, not a model): the gold calls with the
     arguments the gold run resolved, step by step, then `final` as its answer."""

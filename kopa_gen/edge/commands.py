@@ -107,7 +107,9 @@ async def edge_synth(
     doc = read_graph(graph)
     start = time.perf_counter()
     try:
-        cands, report = await synthesize(project, doc, config, writer)
+        cands, report = await synthesize(
+            project, doc, config, writer, say=lambda line: print(line, file=sys.stderr, flush=True)
+        )
     except ValueError as exc:
         print(f"problem: {exc}", file=sys.stderr)
         return 1

@@ -12,7 +12,7 @@ import random
 import statistics
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -206,8 +206,13 @@ def provenance(
 
 
 async def synthesize(
-    project: Project, doc: GraphDoc, config: SynthConfig, writer: QueryWriter | None = None
+    project: Project,
+    doc: GraphDoc,
+    config: SynthConfig,
+    writer: QueryWriter | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> tuple[list[Candidate], Report]:
+    """Tasks in the paper's mix, each from a chain built and filtered; `say` hears a line per kept task."""
     writer = writer or TemplateWriter()
     report = Report()
     platforms = [p for p in sorted({t.platform for t in doc.tools}) if p not in config.exclude]
@@ -287,6 +292,11 @@ async def synthesize(
             done[typ] += 1
             report.kept[typ] += 1
             kept.append(cand)
+            if say is not None:
+                say(
+                    f"{len(kept)}/{config.tasks} kept ({task.id}, {task.domain}; {attempt} attempts, "
+                    f"{report.seconds['build'] + report.seconds['filter']:.0f}s)"
+                )
     return kept, report
 
 
