@@ -145,6 +145,8 @@ def json_object(text: str) -> dict[str, Any]:
             f"not valid JSON ({exc.msg} at column {exc.colno}); quote keys and text values, e.g. "
             '\'{"corp_code": "00126380"}\''
         ) from None
+    except (ValueError, RecursionError) as exc:  # an integer past 4,300 digits; nesting past the stack
+        raise argparse.ArgumentTypeError(f"JSON this command cannot read ({_short(exc)})") from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"must be a JSON object {{...}}, not {type(value).__name__}")
     return value
@@ -158,6 +160,14 @@ def json_value(text: str) -> Any:
         raise argparse.ArgumentTypeError(
             f'not valid JSON ({exc.msg} at column {exc.colno}); e.g. \'{{"answer": 154329557, "unit": "천원"}}\''
         ) from None
+    except (ValueError, RecursionError) as exc:  # an integer past 4,300 digits; nesting past the stack
+        raise argparse.ArgumentTypeError(f"JSON this command cannot read ({_short(exc)})") from None
+
+
+def _short(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deep"
+    return str(exc).split(";")[0]
 
 
 @dataclass(frozen=True)

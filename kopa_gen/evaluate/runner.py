@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kopa_gen.client.errors import redact
 from kopa_gen.evaluate.episode import score_episode
 from kopa_gen.evaluate.guess import guesses, manifest_entry
+from kopa_gen.evaluate.jsonline import json_line
 from kopa_gen.evaluate.rundir import (
     INFRASTRUCTURE,
     MANIFEST_FORMAT,
@@ -294,7 +294,7 @@ async def _run_locked(
         async for _, record in run_jobs(
             project, config.spread, episode_job, [(config, *job) for job in jobs], config.concurrency
         ):
-            fh.write(redact(json.dumps(record, ensure_ascii=False, default=str), hidden) + "\n")
+            fh.write(json_line(record, hidden) + "\n")
             fh.flush()
             finished[0] += 1
             finished[1] += int(record["reward"])

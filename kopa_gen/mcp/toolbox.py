@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from pydantic import BaseModel, ValidationError
 
+from kopa_gen.mcp.boundary import check_arguments, echo_name
+
 if TYPE_CHECKING:
     from kopa_gen.client.client import PlatformClient, Result
 
@@ -57,7 +59,7 @@ def describe_validation(tool: str, exc: ValidationError) -> str:
 def unknown_tool(name: str, known: Iterable[str]) -> ToolOutcome:
     return ToolOutcome(
         True,
-        f"unknown tool {name!r}; available tools: {', '.join(sorted(known))}",
+        f"unknown tool {echo_name(name)}; available tools: {', '.join(sorted(known))}",
         error_code="unknown_tool",
         category="bad_param",
     )
@@ -149,6 +151,14 @@ class ToolBox:
             return ToolOutcome(
                 True,
                 f"arguments for {name} must be a JSON object",
+                error_code="bad_arguments",
+                category="bad_param",
+            )
+        refused = check_arguments(arguments)
+        if refused is not None:
+            return ToolOutcome(
+                True,
+                f"invalid arguments for {name}: {refused}",
                 error_code="bad_arguments",
                 category="bad_param",
             )

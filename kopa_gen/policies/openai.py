@@ -24,6 +24,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kopa_gen.client.errors import redact
+from kopa_gen.mcp.boundary import encodable, escaped_surrogates
 from kopa_gen.policies.base import Episode, TaskContext, register, system_prompt
 from kopa_gen.runtime.session import Session
 
@@ -105,9 +106,10 @@ class Call:
             try:
                 json.loads(self.raw)
                 text = self.raw
-            except ValueError:
+            except (ValueError, RecursionError):
                 text = json.dumps(self.raw, ensure_ascii=False)
-        return {"id": self.id, "type": "function", "function": {"name": self.tool, "arguments": text}}
+        arguments = escaped_surrogates(text)
+        return {"id": self.id, "type": "function", "function": {"name": self.tool, "arguments": arguments}}
 
 
 def decode_arguments(raw: str | dict[str, Any] | None) -> Any:
@@ -119,7 +121,7 @@ def decode_arguments(raw: str | dict[str, Any] | None) -> Any:
         return {}
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON; an integer past 4,300 digits; nesting past the stack
         return raw
 
 
@@ -154,13 +156,16 @@ def parse_turn(body: Any, turn: int) -> Turn:
     content = choice.message.content
     if isinstance(content, list):
         content = "".join(str(part.get("text", "")) for part in content if part.get("type") == "text")
+    # A JSON body may carry unpaired surrogates (`"\ud800"`); what the model said goes back to it, into the
+    # scorer and into the run folder, so it must encode: U+FFFD in its words, an escape in its arguments' JSON.
+    content = encodable(content) if content else content
     calls: list[Call] = []
     seen: set[str] = set()
     for i, tc in enumerate(choice.message.tool_calls or []):
-        call_id = tc.id if tc.id and tc.id not in seen else f"call_{turn}_{i}"
+        call_id = encodable(tc.id) if tc.id and tc.id not in seen else f"call_{turn}_{i}"
         seen.add(call_id)
         raw = tc.function.arguments
-        calls.append(Call(call_id, tc.function.name, raw, decode_arguments(raw)))
+        calls.append(Call(call_id, encodable(tc.function.name), raw, decode_arguments(raw)))
     return Turn(content or "", calls, choice.finish_reason)
 
 

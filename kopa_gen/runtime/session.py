@@ -4,6 +4,7 @@ between sessions except the read-only world."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import time
@@ -14,6 +15,7 @@ from typing import Any, Protocol
 
 from kopa_gen.client.client import PlatformClient, RetryPolicy
 from kopa_gen.compose import platform_client
+from kopa_gen.mcp.boundary import check_arguments, echo_name
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome
 from kopa_gen.project import Project
@@ -176,10 +178,17 @@ class Session:
         elif box is None:
             names = ", ".join(sorted(t["name"] for t in self.tools()))
             outcome = ToolOutcome(
-                True, f"unknown tool {tool!r}; available tools: {names}", None, "unknown_tool"
+                True, f"unknown tool {echo_name(tool)}; available tools: {names}", None, "unknown_tool"
             )
         else:
-            outcome = await box.call(tool, arguments)
+            try:
+                outcome = await box.call(tool, arguments)
+            except BaseException as exc:  # a bug or a cancellation: the log still says how the call ended
+                code = "cancelled" if isinstance(exc, asyncio.CancelledError) else "crashed"
+                text = f"{type(exc).__name__}: {exc}"
+                elapsed = (time.perf_counter() - start) * 1000
+                self.calls[index] = CallRecord(index, tool, arguments, True, text, None, code, elapsed)
+                raise
         self.calls[index] = CallRecord(
             index=index,
             tool=tool,
@@ -199,6 +208,9 @@ class Session:
         assert self.channel is not None
         index = len(self.calls)
         try:
+            refused = check_arguments(arguments)
+            if refused is not None:
+                raise ValueError(f"invalid arguments for {self.channel.name}: {refused}")
             value = self.channel.read(arguments)
         except ValueError as exc:
             self.started += 1

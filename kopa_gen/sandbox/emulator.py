@@ -50,6 +50,12 @@ THREADS = 8
 """Worker threads answering world reads (`SandboxConfig.threads`); each keeps one SQLite connection and its cache."""
 DATAGOKR_KEY_SPELLINGS = ("serviceKey", "ServiceKey")
 ASCII_INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
+INTEGER_DIGITS = 100
+"""The longest integer parameter read as a number: longer ones are out of range (Python refuses to read one of more
+than 4,300 digits, and no parameter means one of more than 19)."""
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Control characters no parameter value holds (tab and line breaks aside): a value with one is malformed, as the
+real gateways answer it; a NUL would also end the text for SQLite's length()."""
 NO_OPENAPI_SERVICE = ResultCode(
     code="12", message="NO_OPENAPI_SERVICE_ERROR", category=Category.BAD_PARAM, gateway=True
 )
@@ -362,10 +368,14 @@ def check_params(platform: Platform, op: Operation, params: Mapping[str, str]) -
 
 def _check_value(p: Param, value: str) -> str | None:
     schema = p.schema
+    if CONTROL.search(value):
+        return "type"
     if schema.get("type") == "integer":
         # ASCII digits only, as the real services parse them: Python's int() would also take "1_0", " 5", "١٢"
         if not ASCII_INTEGER.fullmatch(value):
             return "type"
+        if len(value.lstrip("-")) > INTEGER_DIGITS:
+            return "range"
         number = int(value)
         if "minimum" in schema and number < schema["minimum"]:
             return "range"
@@ -375,13 +385,36 @@ def _check_value(p: Param, value: str) -> str | None:
     if enum is not None and value not in [str(e) for e in enum]:
         return "enum"
     pattern = schema.get("pattern")
-    if pattern is not None and not re.search(pattern, value):
+    if pattern is not None and not ecma_pattern(pattern).search(value):
         return "pattern"
     if "maxLength" in schema and len(value) > schema["maxLength"]:
         return "length"
     if "minLength" in schema and len(value) < schema["minLength"]:
         return "length"
     return None
+
+
+@functools.cache
+def ecma_pattern(pattern: str) -> re.Pattern[str]:
+    """A JSON Schema `pattern` (ECMA-262) as a Python regex. The one difference that matters for parameters: ECMA's
+    `$` matches only at the very end, Python's also before a final line break (so `^[0-9]{8}$` took "12345678\\n");
+    `$` outside a character class becomes `\\Z`."""
+    out: list[str] = []
+    escaped = in_class = False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "$" and not in_class:
+            out.append(r"\Z")
+            continue
+        out.append(char)
+    return re.compile("".join(out))
 
 
 class _SandboxApp:
