@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kopa_gen.client.redaction import register
 from kopa_gen.evaluate.episode import score_episode
 from kopa_gen.evaluate.guess import guesses, manifest_entry
 from kopa_gen.evaluate.jsonline import json_line
@@ -95,7 +96,10 @@ def secrets(project: Project, config: EvalConfig) -> list[str]:
     names = {p.kopa.auth.env for p in project.platforms} | {
         str(config.policy_options.get("api_key_env", "OPENAI_API_KEY"))
     }
-    return [os.environ[n] for n in sorted(names) if os.environ.get(n)]
+    found = [os.environ[n] for n in sorted(names) if os.environ.get(n)]
+    for secret in found:  # and no log record of the run carries one either
+        register(secret)
+    return found
 
 
 async def run_episode(

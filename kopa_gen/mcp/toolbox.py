@@ -181,4 +181,8 @@ class ToolBox:
             return ToolOutcome(True, text, error_code="bad_arguments", category="bad_param")
         props = self.client.platform.operation(binding.operation_id).row_props
         data = _structured(binding, result, props)
-        return ToolOutcome(False, result_text(data), data)
+        text = result_text(data)
+        clean = self.client.redact(text)  # a service that echoes the key in a result (a row, a file) says ***
+        if clean is not text:
+            data = json.loads(clean)
+        return ToolOutcome(False, clean, data)

@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from kopa_gen.client import redaction
 from kopa_gen.client.errors import redact
 from kopa_gen.mcp.boundary import encodable, escaped_surrogates
 from kopa_gen.policies.base import Episode, TaskContext, register, system_prompt
@@ -189,6 +190,7 @@ def bearer(api_key_env: str) -> tuple[str | None, dict[str, str]]:
     """The key in the environment variable `api_key_env` (None when unset) and the headers it makes: a Bearer
     token, or none at all (a local vLLM without `--api-key`)."""
     key = os.environ.get(api_key_env) or None
+    redaction.register(key)  # from now on no output of this process carries it
     return key, ({"Authorization": f"Bearer {key}"} if key else {})
 
 
@@ -226,7 +228,9 @@ async def post_chat(
                 return response.json()
             except ValueError as exc:
                 raise EndpointError("chat completion is not JSON") from exc
-        failure = redact(f"HTTP {response.status_code}: {response.text[:500]}", [key or ""])
+        failure = (
+            f"HTTP {response.status_code}: {redact(response.text, [key or ''])[:500]}"  # redacted, then cut
+        )
         if not _retryable(response.status_code):
             raise EndpointError(f"chat completions at {base_url} failed: {failure}")
     raise EndpointDown(f"chat completions at {base_url} failed after {retries + 1} attempts: {failure}")
