@@ -26,6 +26,7 @@ import kopa_gen
 from kopa_gen.client.errors import redact
 from kopa_gen.language.diagnostics import UserError
 from kopa_gen.language.records import EpisodeRecord, RecordError, check_record
+from kopa_gen.processes import alive, hold_in_this_process_only, release
 
 MANIFEST_FORMAT = 2
 INFRASTRUCTURE = "infrastructure"
@@ -100,7 +101,8 @@ def repair_tail(path: Path) -> None:
 @contextmanager
 def locked(folder: Path) -> Iterator[None]:
     """Hold `folder/.eval.lock` for the duration: a second writer is refused at once. The lock is the kernel's
-    (flock), so a crashed run leaves no stale lock behind."""
+    (flock), so a crashed run leaves no stale lock behind, and this process's alone: a process it forks (a world
+    builder) closes its copy, so a builder that outlives a killed run cannot keep the folder locked."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / ".eval.lock"
     with path.open("a+", encoding="utf-8") as fh:
@@ -108,10 +110,8 @@ def locked(folder: Path) -> Iterator[None]:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             fh.seek(0)
-            holder = fh.read().strip() or "another process"
-            raise RunFolderError(
-                f"{folder} is in use by another kopa-gen eval ({holder}); wait for it to end or give another --out"
-            ) from None
+            raise RunFolderError(f"{folder} is in use by {_holder(fh.read(), path)}") from None
+        hold_in_this_process_only(fh.fileno())
         fh.seek(0)
         fh.truncate()
         fh.write(f"pid {os.getpid()}")
@@ -119,7 +119,20 @@ def locked(folder: Path) -> Iterator[None]:
         try:
             yield
         finally:
+            release(fh.fileno())
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def _holder(written: str, path: Path) -> str:
+    """Who holds a run folder's lock and what to do, from the pid its holder wrote."""
+    words = written.split()
+    pid = int(words[1]) if len(words) == 2 and words[0] == "pid" and words[1].isdigit() else 0
+    if pid and alive(pid):
+        return f"another kopa-gen eval (pid {pid}); wait for it to end or give another --out"
+    return (
+        f"a process that outlived the eval that locked it (pid {pid or '?'} is gone; a child an older kopa-gen "
+        f"left behind?): end it (`fuser {path}` names it) or give another --out"
+    )
 
 
 def public_url(url: str) -> str:

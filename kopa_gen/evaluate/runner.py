@@ -292,8 +292,7 @@ async def _run_locked(
     total = len(wanted)
     finished = [len(here), sum(bool(r["reward"]) for r in here)]
     if not config.live and not config.spread.in_process:  # built once here, not by every worker at once
-        for seed in config.seeds:
-            ensure_world(project.world, seed)
+        ensure_world(project.world)  # the world the episodes use: its own seed, whatever the sandbox seeds
     with path.open("a", encoding="utf-8") as fh:
         async for _, record in run_jobs(
             project, config.spread, episode_job, [(config, *job) for job in jobs], config.concurrency
