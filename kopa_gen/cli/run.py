@@ -143,7 +143,13 @@ def default_run_folder(name: str, task_dir: str | None) -> Path:
 def cmd_eval(o: EvalOptions) -> int:
     from kopa_gen.evaluate.report import print_summary
     from kopa_gen.evaluate.rundir import read_manifest
-    from kopa_gen.evaluate.runner import EvalConfig, failed_infrastructure, print_progress, run_eval
+    from kopa_gen.evaluate.runner import (
+        EvalConfig,
+        InfrastructureStop,
+        failed_infrastructure,
+        print_progress,
+        run_eval,
+    )
 
     name = o.name
     assert name is not None  # EvalOptions refuses no policy
@@ -165,16 +171,21 @@ def cmd_eval(o: EvalOptions) -> int:
         spread=spread(o.workers, o.ray),
         judge=o.judge.options() if o.judge else None,
     )
-    records = asyncio.run(
-        run_eval(project, config, print_progress, warn=lambda line: print(line, file=sys.stderr))
-    )
+    try:
+        records = asyncio.run(
+            run_eval(project, config, print_progress, warn=lambda line: print(line, file=sys.stderr))
+        )
+    except InfrastructureStop as exc:
+        print(f"\nkopa-gen eval: {exc}", file=sys.stderr)
+        return 1
     print_summary(records, o.k, read_manifest(out))
     print(f"episodes: {out / 'episodes.jsonl'}")
     down = failed_infrastructure(records)
     if down:
         print(
-            f"{len(down)} episode(s) failed-infrastructure (the model endpoint was unreachable or answered 5xx/429 "
-            "after every retry); they count as failures until you run the same command again, which retries them",
+            f"{len(down)} episode(s) failed-infrastructure (the model endpoint, a platform or the sandbox failed "
+            "past every retry); they are left out of the scores until you run the same command again, which "
+            "retries them",
             file=sys.stderr,
         )
         return 1

@@ -27,6 +27,7 @@ from kopa_gen.cli.options import (
     positive_int,
     root_folder,
 )
+from kopa_gen.language.diagnostics import InfrastructureError
 from kopa_gen.mcp.generated import generated_module
 
 
@@ -272,7 +273,11 @@ def cmd_call(o: CallOptions) -> int:
             box = generated_module(platform.id, root=project.root).create_toolbox(client)
             return await box.call(o.tool, o.arguments)
 
-    outcome = asyncio.run(run())
+    try:
+        outcome = asyncio.run(run())
+    except InfrastructureError as exc:  # the world cannot be opened: said like any other failed call
+        print(f"{o.tool} failed: {exc}")
+        return 1
     print(
         json.dumps(outcome.structured, ensure_ascii=False, indent=1) if outcome.structured else outcome.text
     )

@@ -42,7 +42,9 @@ class RunData:
 
 
 def results(records: Sequence[dict[str, Any]], group: str = "domain") -> list[EpisodeResult]:
-    """Episode results grouped by `domain` (the results table) or by another record field such as `pattern`."""
+    """Episode results grouped by `domain` (the results table) or by another record field such as `pattern`.
+    Episodes that failed for infrastructure are left out: the environment failed, not the policy (the runs
+    table counts them, and a resume runs them again)."""
     return [
         EpisodeResult(
             task_id=r["task"],
@@ -53,13 +55,14 @@ def results(records: Sequence[dict[str, Any]], group: str = "domain") -> list[Ep
             action=float(r["action"]["action"]) if r.get("action") else math.nan,
         )
         for r in records
+        if r.get("stop_reason") != INFRASTRUCTURE
     ]
 
 
 def full_k(records: Sequence[dict[str, Any]]) -> int:
     """The largest k every task of the run supports: its fewest episodes. `eval` and `report` both show pass@k
     for this k unless told otherwise, and the curves run from 1 to it."""
-    per_task = Counter(r["task"] for r in records)
+    per_task = Counter(r["task"] for r in records if r.get("stop_reason") != INFRASTRUCTURE)
     return min(per_task.values(), default=1)
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kopa_gen.client.redaction import register
+from kopa_gen.client.redaction import redact, register
 from kopa_gen.evaluate.episode import score_episode
 from kopa_gen.evaluate.guess import guesses, manifest_entry
 from kopa_gen.evaluate.jsonline import json_line
@@ -36,12 +36,12 @@ from kopa_gen.evaluate.rundir import (
     write_manifest,
 )
 from kopa_gen.evaluate.submission import SubmitChannel
-from kopa_gen.language.diagnostics import NotFound
+from kopa_gen.language.diagnostics import InfrastructureError, NotFound
 from kopa_gen.language.records import check_fixture
 from kopa_gen.language.task import AnswerMode, Task
 from kopa_gen.policies.base import Episode, TaskContext, policy
 from kopa_gen.project import Project
-from kopa_gen.runtime.session import Session
+from kopa_gen.runtime.session import CallRecord, Session
 from kopa_gen.runtime.spread import Spread, run_jobs
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.world.build import ensure_world
@@ -61,6 +61,7 @@ class EvalConfig:
     judge: dict[str, Any] | None = None  # {base_url, model, api_key_env}: the optional LLM-as-judge fallback
     answer_mode: AnswerMode = "submit"  # submit: through the submit_answer tool; text: a `최종 답:` line
     spread: Spread = field(default_factory=Spread)  # where episodes run; `concurrency` is per process
+    stop_after_infrastructure: int = 5  # episodes in a row failed for infrastructure that stop the run
 
 
 def episode_key(task_id: str, seed: int, rollout: int) -> str:
@@ -111,30 +112,11 @@ async def run_episode(
     rollout: int,
     pattern: str | None = None,
 ) -> dict[str, Any]:
-    agent = policy(config.policy, **config.policy_options)
     start = time.perf_counter()
-    platforms = fixture["platforms"]
-    sandbox = SandboxConfig(seed=seed)
-    channel = SubmitChannel(task.answer) if config.answer_mode == "submit" else None
-    async with Session.open(
-        project,
-        platforms,
-        max_calls=task.max_calls,
-        tools=task.tools,
-        live=config.live,
-        sandbox=sandbox,
-        channel=channel,
-    ) as session:
-        try:
-            ctx = TaskContext(task, fixture, seed, rollout, config.answer_mode)
-            episode = await asyncio.wait_for(agent.run(ctx, session), config.episode_timeout_s)
-        except TimeoutError:
-            episode = Episode("", [], [], "timeout", f"episode exceeded {config.episode_timeout_s}s")
-        except Exception as exc:  # a policy bug must not end the whole run; it is recorded and scored 0
-            episode = Episode("", [], [], "error", f"{type(exc).__name__}: {exc}")
-        scope = fixture.get("state_scope") or []
-        written, state = session.state(scope)
-        calls = list(session.calls)
+    try:
+        episode, written, state, calls = await _play(project, config, task, fixture, seed, rollout)
+    except InfrastructureError as exc:  # the world could not be opened: nothing ran
+        episode, written, state, calls = Episode("", [], [], "infrastructure", str(exc)), [], "", []
     judged = None
     signature = None
     mode = config.answer_mode
@@ -181,6 +163,36 @@ async def run_episode(
         "pattern": pattern,
     }
     return record
+
+
+async def _play(
+    project: Project, config: EvalConfig, task: Task, fixture: dict[str, Any], seed: int, rollout: int
+) -> tuple[Episode, list[dict[str, Any]], str, list[CallRecord]]:
+    """One episode in its session: what the policy did, the scoped state, its hash and the call log."""
+    agent = policy(config.policy, **config.policy_options)
+    channel = SubmitChannel(task.answer) if config.answer_mode == "submit" else None
+    async with Session.open(
+        project,
+        fixture["platforms"],
+        max_calls=task.max_calls,
+        tools=task.tools,
+        live=config.live,
+        sandbox=SandboxConfig(seed=seed),
+        channel=channel,
+        stop_on_infrastructure=True,
+    ) as session:
+        try:
+            ctx = TaskContext(task, fixture, seed, rollout, config.answer_mode)
+            episode = await asyncio.wait_for(agent.run(ctx, session), config.episode_timeout_s)
+        except TimeoutError:
+            episode = Episode("", [], [], "timeout", f"episode exceeded {config.episode_timeout_s}s")
+        except InfrastructureError as exc:  # the environment failed, not the policy: run again on resume
+            episode = Episode("", [], [], "infrastructure", str(exc))
+        except Exception as exc:  # a policy bug must not end the whole run; it is recorded and scored 0
+            episode = Episode("", [], [], "error", f"{type(exc).__name__}: {exc}")
+        scope = fixture.get("state_scope") or []
+        written, state = session.state(scope)
+        return episode, written, state, list(session.calls)
 
 
 async def episode_job(
@@ -249,6 +261,11 @@ def failed_infrastructure(records: list[dict[str, Any]]) -> list[dict[str, Any]]
     return [r for r in records if r.get("stop_reason") == INFRASTRUCTURE]
 
 
+class InfrastructureStop(InfrastructureError):
+    """The run stopped because the environment kept failing (EvalConfig.stop_after_infrastructure episodes in
+    a row); the message is one line saying why and what to do."""
+
+
 async def run_eval(
     project: Project,
     config: EvalConfig,
@@ -293,12 +310,20 @@ async def _run_locked(
     finished = [len(here), sum(bool(r["reward"]) for r in here)]
     if not config.live and not config.spread.in_process:  # built once here, not by every worker at once
         ensure_world(project.world)  # the world the episodes use: its own seed, whatever the sandbox seeds
+    in_a_row = 0
     with path.open("a", encoding="utf-8") as fh:
         async for _, record in run_jobs(
             project, config.spread, episode_job, [(config, *job) for job in jobs], config.concurrency
         ):
             fh.write(json_line(record, hidden) + "\n")
             fh.flush()
+            in_a_row = in_a_row + 1 if record["stop_reason"] == INFRASTRUCTURE else 0
+            if in_a_row >= config.stop_after_infrastructure:
+                raise InfrastructureStop(
+                    f"stopped: {in_a_row} episodes in a row failed for infrastructure, the last with "
+                    f"{redact(str(record['error']), hidden)[:300]}; every finished episode is kept in {path}: "
+                    "fix the cause and run the same command again to go on"
+                )
             finished[0] += 1
             finished[1] += int(record["reward"])
             if progress is not None:

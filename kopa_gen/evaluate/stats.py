@@ -13,7 +13,8 @@ Tables (`summarize`)
     One row per domain (sorted by name) and a last row `all`. Tasks weigh equally: a row's pass@1, pass@k,
     pass^k and ACTION are means over its tasks of each task's value over all its episodes (every seed and
     rollout). The 95% CI is over seeds: per seed, the mean over tasks of the task's pass rate in that seed.
-    Every episode counts, including ones that ended in an infrastructure error (dropping them inflates scores).
+    Episodes that failed for infrastructure (the environment failed, not the policy) are not given to it
+    (report.results): the report counts them apart, and a resume runs them again.
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ from typing import Any, Protocol
 
 from kopa_gen.client.client import PlatformClient, RetryPolicy
 from kopa_gen.compose import platform_client
+from kopa_gen.language.diagnostics import InfrastructureError
+from kopa_gen.language.kopa import Category
 from kopa_gen.mcp.boundary import check_arguments, echo_name
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome
@@ -92,6 +94,10 @@ class Session:
         0  # calls admitted so far, counted before they run so parallel calls cannot overrun the budget
     )
     submissions: list[Any] = field(default_factory=list)  # what the channel read from each valid submission
+    stop_on_infrastructure: bool = False
+    """Raise InfrastructureError after logging a call the environment failed (a sandbox error, a platform's 5xx or
+    time-out past every retry): an eval ends such an episode at once and runs it again later. Off where failures
+    are the point (EDGE's probes inject faults) and for a single call (it answers with the tool error)."""
 
     @classmethod
     def open(
@@ -106,6 +112,7 @@ class Session:
         world_seed: int | None = None,
         retry: RetryPolicy | None = None,
         channel: AnswerChannel | None = None,
+        stop_on_infrastructure: bool = False,
     ) -> Session:
         """A fresh episode over `platforms` (live mode reaches the real services, except local platforms such as
         the workspace, which always live in the session's sandbox). `retry` overrides the clients' retry policy
@@ -119,7 +126,9 @@ class Session:
             clients.append(client)
             toolboxes[pid] = generated_module(pid, root=project.root).create_toolbox(client)
         exposed = frozenset(tools) if tools is not None else None
-        return cls(project, tuple(platforms), box, toolboxes, clients, max_calls, exposed, channel)
+        session = cls(project, tuple(platforms), box, toolboxes, clients, max_calls, exposed, channel)
+        session.stop_on_infrastructure = stop_on_infrastructure
+        return session
 
     async def __aenter__(self) -> Session:
         return self
@@ -199,6 +208,8 @@ class Session:
             error_code=outcome.error_code,
             elapsed_ms=(time.perf_counter() - start) * 1000,
         )
+        if self.stop_on_infrastructure and outcome.category == Category.SERVER.value:
+            raise InfrastructureError(f"call {index + 1} ({tool}): {outcome.text}")
         return outcome
 
     def _submit(self, arguments: Any, start: float) -> ToolOutcome:

@@ -12,6 +12,7 @@ import functools
 import hashlib
 import io
 import json
+import logging
 import re
 import threading
 import time
@@ -39,6 +40,8 @@ from kopa_gen.sandbox.limits import FaultPlan, Meter
 from kopa_gen.sandbox.nested import with_sublists
 from kopa_gen.sandbox.paths import WorkspacePathError, normalize_params
 from kopa_gen.sandbox.store import WorldStore
+
+log = logging.getLogger(__name__)
 
 HTTP_FAULTS = {
     "http_500": (500, "Internal Server Error"),
@@ -88,6 +91,26 @@ class Sandbox:
         return prefix(platform)
 
     async def answer(self, platform: Platform, op: Operation, path: str, params: Mapping[str, str]) -> Reply:
+        try:
+            return await self._answer(platform, op, path, params)
+        except (
+            Exception
+        ) as exc:  # the sandbox itself failed (a damaged world file): the platform's server error
+            log.debug("sandbox failure answering %s.%s", platform.id, op.operation_id, exc_info=True)
+            return self.failure(platform, op, self._wire(platform, op, path, params), exc)
+
+    def failure(self, platform: Platform, op: Operation, wire: Wire, exc: Exception) -> Reply:
+        """The platform's own server-error answer, its message saying what failed in the sandbox (the client
+        reports it as an environmental failure: an eval scores the episode failed-infrastructure)."""
+        code = platform.code(platform.kopa.answers.server)
+        said = code.model_copy(
+            update={"message": f"{code.message} (sandbox error: {type(exc).__name__}: {exc})"}
+        )
+        if said.gateway:
+            return render_gateway(said)
+        return family(platform.kopa.envelope).render(platform, op, said, wire)
+
+    async def _answer(self, platform: Platform, op: Operation, path: str, params: Mapping[str, str]) -> Reply:
         fault = self.faults.draw()
         if fault == "timeout":
             await asyncio.sleep(self.config.faults.timeout_s)
