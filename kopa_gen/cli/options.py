@@ -128,6 +128,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def fraction(text: str) -> float:
+    """argparse type: a share from 0 to 1 (NaN and infinity are not shares)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:  # also false for NaN
+        raise argparse.ArgumentTypeError(f"a share is from 0 to 1 (0.1 = one request in ten), got {text}")
+    return value
+
+
 def port(text: str) -> int:
     """argparse type: a TCP port, 1-65535."""
     value = positive_int(text)

@@ -142,7 +142,7 @@ def default_run_folder(name: str, task_dir: str | None) -> Path:
 
 def cmd_eval(o: EvalOptions) -> int:
     from kopa_gen.evaluate.report import print_summary
-    from kopa_gen.evaluate.rundir import read_manifest
+    from kopa_gen.evaluate.rundir import check_layout, read_manifest
     from kopa_gen.evaluate.runner import (
         EvalConfig,
         InfrastructureStop,
@@ -154,10 +154,12 @@ def cmd_eval(o: EvalOptions) -> int:
     name = o.name
     assert name is not None  # EvalOptions refuses no policy
     options = o.model_endpoint.options() if o.model_endpoint and name in ("openai", "closed-book") else {}
+    out = Path(o.out) if o.out else default_run_folder(o.model or name, o.task_dir)
+    check_layout(out)  # a run folder that cannot be one is said before the specs load
+    read_manifest(out)
     project = load(o.root)
     if o.task_dir:
         project = project.with_task_set(Path(o.task_dir))
-    out = Path(o.out) if o.out else default_run_folder(o.model or name, o.task_dir)
     config = EvalConfig(
         policy=name,
         out=out,
@@ -206,9 +208,16 @@ def cmd_report(o: ReportOptions) -> int:
             print(line, file=sys.stderr)
         name = folder.name if folder.name not in runs else str(folder)
         runs[name] = RunData(read.records, read_manifest(folder) or {})
-    md, html = render_report(runs, o.k)
     out = Path(o.out) if o.out else Path(o.runs[0])
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file; give the folder to write report.md and report.html in")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file stands where a folder above it would be; no permission
+        raise UsageError(
+            f"--out {out} cannot be made ({exc.strerror}); give a folder you can write in"
+        ) from None
+    md, html = render_report(runs, o.k)
     (out / "report.md").write_text(md, encoding="utf-8")
     (out / "report.html").write_text(html, encoding="utf-8")
     print(md)

@@ -20,6 +20,7 @@ from kopa_gen.cli.options import (
     Subparsers,
     UsageError,
     default_of,
+    fraction,
     json_object,
     load,
     parse,
@@ -351,7 +352,7 @@ def add_commands(sub: Subparsers) -> None:
     ss.add_argument("--port", type=port, default=default_of(SandboxServeOptions, "port"), help="port")
     ss.add_argument(
         "--faults",
-        type=float,
+        type=fraction,
         default=ConfigDefault("kopa_gen.sandbox.config:Faults.rate"),
         help="share of requests that fail transiently (seeded)",
     )

@@ -50,6 +50,7 @@ class Episodes:
 def read_episodes(path: Path) -> Episodes:
     if not path.exists():
         return Episodes([], [])
+    check_layout(path.parent)
     latest: dict[str, dict[str, Any]] = {}
     warnings: list[str] = []
     lines = path.read_bytes().split(b"\n")
@@ -103,6 +104,7 @@ def locked(folder: Path) -> Iterator[None]:
     """Hold `folder/.eval.lock` for the duration: a second writer is refused at once. The lock is the kernel's
     (flock), so a crashed run leaves no stale lock behind, and this process's alone: a process it forks (a world
     builder) closes its copy, so a builder that outlives a killed run cannot keep the folder locked."""
+    check_layout(folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / ".eval.lock"
     with path.open("a+", encoding="utf-8") as fh:
@@ -121,6 +123,30 @@ def locked(folder: Path) -> Iterator[None]:
         finally:
             release(fh.fileno())
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+FILES = ("run.json", "episodes.jsonl", ".eval.lock")
+"""What a run folder holds, each a file."""
+
+
+def check_layout(folder: Path) -> None:
+    """RunFolderError when `folder` cannot be a run folder: a file stands where it would be, or a folder stands
+    where one of its files belongs."""
+    if folder.exists() and not folder.is_dir():
+        raise RunFolderError(
+            f"{folder} is a file, not a run folder; give --out a folder (it is made if missing)"
+        )
+    above = next(
+        (p for p in folder.parents if p.exists()), None
+    )  # the folder is made below the first that is
+    if above is not None and not above.is_dir():
+        raise RunFolderError(f"{above} is a file, so {folder} cannot be made there; give --out a folder")
+    for name in FILES:
+        path = folder / name
+        if path.exists() and not path.is_file():
+            raise RunFolderError(
+                f"{path} is a folder where the run keeps its {name} file; move it away or use another run folder"
+            )
 
 
 def _holder(written: str, path: Path) -> str:
@@ -252,14 +278,28 @@ def merge(
 
 
 def read_manifest(folder: Path) -> dict[str, Any] | None:
+    """The folder's run.json, None when there is none; RunFolderError when it is not a run manifest at all."""
     path = folder / "run.json"
     if not path.exists():
         return None
+    check_layout(folder)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
+        data = json.loads(path.read_bytes())
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, nested past the stack
+        raise RunFolderError(
+            f"{path} is not a run manifest ({_short(exc)}): damaged, or written by something other than kopa-gen; "
+            f"give another --out (or delete {folder})"
+        ) from None
+    if not isinstance(data, dict):
+        raise RunFolderError(
+            f"{path} is not a run manifest (a JSON {type(data).__name__}, not an object): damaged, or written by "
+            f"something other than kopa-gen; give another --out (or delete {folder})"
+        )
+    return data
+
+
+def _short(exc: BaseException) -> str:
+    return "nested too deep" if isinstance(exc, RecursionError) else str(exc).split("\n")[0][:120]
 
 
 def write_manifest(folder: Path, manifest: dict[str, Any], secrets: list[str]) -> None:
