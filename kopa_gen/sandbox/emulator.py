@@ -150,6 +150,15 @@ class Sandbox:
                 return render_gateway(result)
             return family(kopa.envelope).render(platform, op, result, wire, page, record, echo)
 
+        def refuse(detail: str) -> Reply:
+            """The bad-value answer with `detail` after its message (for what only kopa-gen's own platforms
+            declare, so the answer may say exactly what is wrong)."""
+            result = platform.code(answers.bad_value or answers.invalid_param)
+            if result.gateway:
+                return say(result.code)
+            result = result.model_copy(update={"message": f"{result.message} {detail}"})
+            return family(kopa.envelope).render(platform, op, result, wire, None, None, echo)
+
         key = self._key(platform, params)
         if (key is None and not kopa.auth.optional) or (
             key is not None and key not in self._keys[platform.id]
@@ -173,12 +182,7 @@ class Sandbox:
         try:
             params = normalize_params(op, params)
         except WorkspacePathError as exc:
-            # only kopa-gen's own platforms declare paths, so the answer may say exactly what is wrong
-            result = platform.code(answers.bad_value or answers.invalid_param)
-            if result.gateway:
-                return say(result.code)
-            detail = result.model_copy(update={"message": f"{result.message} {exc}"})
-            return family(kopa.envelope).render(platform, op, detail, wire, None, None, echo)
+            return refuse(str(exc))
         problem = check_params(platform, op, params)
         if problem is not None:
             return say(getattr(answers, problem))
@@ -204,6 +208,13 @@ class Sandbox:
                     if not self.episode.delete(src.table, row):
                         return say(answers.no_data)
                     return say(answers.ok, record=self._typed(op, found, params)[0])
+                identity = {k: row[k] for k in self.episode.tables[src.table].key}
+                limit = self.episode.full(src.table, identity)
+                if limit is not None:
+                    return refuse(
+                        f"{src.table}: at most {limit:,} in an episode, and it is full; delete one before writing "
+                        "a new one (rewriting one that exists still works)"
+                    )
                 self.episode.upsert(src.table, row)
                 found = store.select(src.table, columns, src.filters, params, src.order, limit=1)
             if not found:
