@@ -29,6 +29,14 @@ def test_a_fault_rate_that_is_no_share(rate: str, capsys: pytest.CaptureFixture[
     assert "argument --faults:" in err and ("from 0 to 1" in err or "not a number" in err), err
 
 
+def test_a_line_break_in_a_wrong_argument_stays_on_the_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["--root", str(ROOT), "build", "--no-such-option", "12345678\n", "x\r\ny"])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and err.count("\n") == 1, err
+    assert "unrecognized arguments: --no-such-option 12345678\\n x\\r\\ny" in err, err
+
+
 @pytest.fixture(scope="module")
 def finished(project: Project, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run folder of one finished episode, as an eval leaves it."""

@@ -46,6 +46,9 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
+        message = message.replace("\r", "\\r").replace(
+            "\n", "\\n"
+        )  # a value's own line break stays in the line
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
