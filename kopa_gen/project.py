@@ -11,8 +11,9 @@ from pathlib import Path
 from kopa_gen.envelopes import family, family_names
 from kopa_gen.language.diagnostics import Diagnostic, Diagnostics, Level, NotFound, SpecError
 from kopa_gen.language.domains import load_domains
+from kopa_gen.language.meaning import Kinds, Meaning, load_kinds, load_meaning
 from kopa_gen.language.nested import check_world
-from kopa_gen.language.platform import Platform, load_platform
+from kopa_gen.language.platform import Platform, load_platform, tool_params
 from kopa_gen.language.task import Task, load_tasks
 from kopa_gen.language.templates import Template, load_templates
 from kopa_gen.language.world import WorldSpec, load_world
@@ -43,6 +44,8 @@ class Project:
     tasks: tuple[tuple[str, Task], ...] = ()
     templates: tuple[tuple[str, Template], ...] = ()
     fixtures: Path | None = None  # where gold fixtures live (default generated/fixtures)
+    kinds: Kinds | None = None  # specs/kinds.yaml: the kinds of values that cross between tools
+    meanings: tuple[tuple[str, Meaning], ...] = ()  # (platform id, specs/platforms/<id>/meaning.yaml)
 
     @property
     def fixtures_dir(self) -> Path:
@@ -98,6 +101,10 @@ class Project:
             return (paging.page, paging.size)
         return None
 
+    def meaning(self, pid: str) -> Meaning | None:
+        """What the platform's fields and parameters mean (None when it has no meaning.yaml)."""
+        return dict(self.meanings).get(pid)
+
     def platform(self, pid: str) -> Platform:
         for p in self.platforms:
             if p.id == pid:
@@ -147,6 +154,10 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
                     ("x-kopa", "domain"),
                     f"unknown domain {p.kopa.domain!r}; declared in specs/domains.yaml: {', '.join(domains)}",
                 )
+    kinds, kind_diags = load_kinds(root)
+    diags.extend(kind_diags)
+    # a kinds file that did not load would make every kind named anywhere "unknown": one error is enough
+    meanings = load_meanings(root, platforms, kinds, diags) if not kind_diags else []
     tasks: list[tuple[str, Task]] = []
     templates: dict[str, Template] = {}
     if not only:
@@ -171,7 +182,39 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
         diags.extend(task_diags)
     if diags.errors or world is None:
         raise SpecError(diags.errors + skipped if diags.errors else diags.items)
-    return Project(root, tuple(platforms), world, tuple(diags.items), tuple(tasks), tuple(templates.items()))
+    return Project(
+        root,
+        tuple(platforms),
+        world,
+        tuple(diags.items),
+        tuple(tasks),
+        tuple(templates.items()),
+        kinds=kinds,
+        meanings=tuple(meanings),
+    )
+
+
+def load_meanings(
+    root: Path, platforms: list[Platform], kinds: Kinds | None, diags: Diagnostics
+) -> list[tuple[str, Meaning]]:
+    """Every loaded platform's meaning.yaml, checked against its tools' parameters and row fields."""
+    out: list[tuple[str, Meaning]] = []
+    for p in platforms:
+        path = root / "specs" / "platforms" / p.id / "meaning.yaml"
+        if not path.exists():
+            continue
+        tools = {  # a tool's arguments as the generated tool exposes them (a bulk file's local filters too)
+            op.tool: (
+                frozenset(x.name for x in tool_params(p.kopa, op)) | frozenset(op.fixed_query),
+                frozenset(op.row_fields),
+            )
+            for op in p.operations
+        }
+        meaning, found = load_meaning(path, root, tools, kinds)
+        diags.extend(found)
+        if meaning is not None:
+            out.append((p.id, meaning))
+    return out
 
 
 def _error(diags: Diagnostics, p: Platform, loc: tuple[str | int, ...], message: str) -> None:

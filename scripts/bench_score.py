@@ -8,7 +8,9 @@ corpus     the labelled corpora (tests/data/*_corpus.yaml) by class and mode: ho
 speed      RESPONSE verdicts per second, submit mode (typed submissions) and text mode (the corpora's replies);
            whole-episode scores (RESPONSE, ENVIRONMENT, ACTION) per second over the oracle's episodes
 
-  KOPA_GEN_CACHE=... python scripts/bench_score.py [--reps 20] [--rollouts 4]
+  KOPA_GEN_CACHE=... python scripts/bench_score.py [--reps 20] [--rollouts 4] [--parts table,action,corpus,speed]
+
+`--parts speed` runs only what the speed figures need (the oracle in submit mode, the corpora's text replies).
 """
 
 from __future__ import annotations
@@ -28,11 +30,12 @@ from kopa_gen.evaluate.response import score_submitted, score_text
 from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_eval
 from kopa_gen.evaluate.stats import summarize
 from kopa_gen.evaluate.submission import SubmissionError, SubmitChannel
-from kopa_gen.language.task import ANSWER_MODES
+from kopa_gen.language.task import ANSWER_MODES, AnswerMode
 from kopa_gen.project import load_project
 from kopa_gen.runtime.session import CallRecord
 
 ROOT = Path(__file__).resolve().parent.parent
+PARTS = ("table", "action", "corpus", "speed")
 POLICIES = (
     "oracle", "shortcut", "no-lookup", "first-page", "first-row", "last-row", "pool-guess", "list-all",
     "all-candidates", "dump", "do-nothing",
@@ -43,20 +46,54 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--rollouts", type=int, default=4)
+    ap.add_argument(
+        "--parts", default=",".join(PARTS), help=f"comma-separated, of {', '.join(PARTS)} (default: all)"
+    )
     args = ap.parse_args()
+    parts = {p.strip() for p in args.parts.split(",") if p.strip()}
+    if not parts or parts - set(PARTS):
+        ap.error(f"--parts: choose among {', '.join(PARTS)}, got {args.parts!r}")
     project = load_project(ROOT)
     tasks = [t for _, t in project.tasks]
     fixtures = {t.id: load_fixture(project, t) for t in tasks}
+    pairs = {t.id: (t, fixtures[t.id]) for t in tasks}
+    chosen = [(t, fixtures[t.id]) for t in tasks]
 
-    runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    wanted: set[tuple[AnswerMode, str]] = set()
+    if "table" in parts:
+        wanted |= {(mode, name) for mode in ANSWER_MODES for name in POLICIES}
+    if "action" in parts:
+        wanted |= {("submit", name) for name in ("oracle", "shortcut", "list-all")}
+    if "speed" in parts:
+        wanted.add(("submit", "oracle"))
+    runs: dict[tuple[AnswerMode, str], list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for mode in ANSWER_MODES:
-            for name in POLICIES:
-                config = EvalConfig(
-                    policy=name, out=Path(tmp) / f"{mode}-{name}", rollouts=args.rollouts, answer_mode=mode
-                )
-                runs[mode, name] = asyncio.run(run_eval(project, config))
-    k = args.rollouts
+        for mode, name in sorted(wanted):
+            config = EvalConfig(
+                policy=name, out=Path(tmp) / f"{mode}-{name}", rollouts=args.rollouts, answer_mode=mode
+            )
+            runs[mode, name] = asyncio.run(run_eval(project, config))
+    if "table" in parts:
+        _table(runs, chosen, args.rollouts)
+    if "action" in parts:
+        _action(runs, tasks)
+    corpora = []
+    for path in sorted((ROOT / "tests" / "data").glob("*_corpus.yaml")):
+        if path.name != "response_corpus.yaml":
+            corpora.append((path.name, load(path)))
+    if "corpus" in parts:
+        graded = []
+        for name, cases in corpora:
+            mine = [grade(c, *pairs[c.task]) for c in cases]
+            graded += mine
+            print(f"\n{name}: {sum(g.agrees for g in mine)}/{len(mine)} decided as labelled")
+        print()
+        print(table(graded))
+    if "speed" in parts:
+        _speed(runs, chosen, pairs, [c for _, cases in corpora for c in cases if c.mode == "text"], args.reps)
+
+
+def _table(runs: dict[tuple[AnswerMode, str], list[dict[str, Any]]], chosen: list[Any], k: int) -> None:
     print(
         f"| policy | submit pass@1 | submit pass@{k} | text pass@1 | text pass@{k} | ACTION | ACTION gated |"
     )
@@ -70,7 +107,6 @@ def main() -> None:
         gated = sum(r["action"]["action_gated"] for r in episodes) / len(episodes)
         action = sum(r["action"]["action"] for r in episodes) / len(episodes)
         print(f"| {name} | {' | '.join(cells)} | {action:.3f} | {gated:.3f} |")
-    chosen = [(t, fixtures[t.id]) for t in tasks]
     cells = []
     for mode in ANSWER_MODES:
         one, at_k = expectation(guesses(chosen, mode), k)
@@ -80,6 +116,8 @@ def main() -> None:
     one, at_k = expectation(guesses(scored, "submit"), k)
     print(f"(over the {len(scored)} tasks RESPONSE decides: pass@1 {one:.4f}, pass@{k} {at_k:.4f})")
 
+
+def _action(runs: dict[tuple[AnswerMode, str], list[dict[str, Any]]], tasks: list[Any]) -> None:
     print("\n| task | oracle | shortcut | list-all |  (ACTION paper / gated, submit mode, first rollout)")
     print("|---|---|---|---|")
     first = {
@@ -93,18 +131,15 @@ def main() -> None:
         ]
         print(f"| {task.id} | {' | '.join(cells)} |")
 
-    pairs = {t.id: (t, fixtures[t.id]) for t in tasks}
-    graded = []
-    for path in sorted((ROOT / "tests" / "data").glob("*_corpus.yaml")):
-        if path.name == "response_corpus.yaml":
-            continue
-        cases = load(path)
-        mine = [grade(c, *pairs[c.task]) for c in cases]
-        graded += mine
-        print(f"\n{path.name}: {sum(g.agrees for g in mine)}/{len(mine)} decided as labelled")
-    print()
-    print(table(graded))
 
+def _speed(
+    runs: dict[tuple[AnswerMode, str], list[dict[str, Any]]],
+    chosen: list[Any],
+    pairs: dict[str, Any],
+    replies: list[Any],
+    reps: int,
+) -> None:
+    fixtures = {t.id: f for t, f in chosen}
     submissions = []
     for t, f in chosen:
         channel = SubmitChannel(t.answer)
@@ -114,27 +149,26 @@ def main() -> None:
             except SubmissionError:  # a candidate that is no value of the answer's type ('-' for a number)
                 continue
     start = time.perf_counter()
-    for _ in range(args.reps):
+    for _ in range(reps):
         for task, stated, pool in submissions:
             assert task.answer is not None
             score_submitted(task.answer, [stated], pool)
     elapsed = time.perf_counter() - start
-    n = args.reps * len(submissions)
+    n = reps * len(submissions)
     print(f"\nRESPONSE, submit mode: {n} verdicts in {elapsed:.2f}s = {n / elapsed:.0f}/s")
-    replies = [g.case for g in graded if g.case.mode == "text"]
     start = time.perf_counter()
-    for _ in range(args.reps):
+    for _ in range(reps):
         for case in replies:
             task, fixture = pairs[case.task]
             assert task.answer is not None
             score_text(case.reply or "", task.answer, 2026, fixture["answer_pool"], task.query)
     elapsed = time.perf_counter() - start
-    n = args.reps * len(replies)
+    n = reps * len(replies)
     print(f"RESPONSE, text mode: {n} verdicts in {elapsed:.2f}s = {n / elapsed:.0f}/s")
 
     episodes = runs["submit", "oracle"]
     start = time.perf_counter()
-    for _ in range(args.reps):
+    for _ in range(reps):
         for r in episodes:
             calls = [CallRecord(**c) for c in r["calls"]]
             score_episode(
@@ -146,7 +180,7 @@ def main() -> None:
                 r["turns"],
             )
     elapsed = time.perf_counter() - start
-    n = args.reps * len(episodes)
+    n = reps * len(episodes)
     print(f"episode scores: {n} in {elapsed:.2f}s = {n / elapsed:.0f}/s ({elapsed / n * 1e3:.2f} ms each)")
 
 

@@ -22,6 +22,7 @@ from kopa_gen.client.errors import PlatformError
 from kopa_gen.evaluate.rundir import read_episodes
 from kopa_gen.evaluate.runner import EvalConfig, run_eval
 from kopa_gen.language.kopa import Category
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.mcp.boundary import LIMITS
 from kopa_gen.policies.double import ChatDouble, Reply, ToolCall
 from kopa_gen.project import Project
@@ -202,7 +203,6 @@ def test_an_eval_whose_model_sends_all_of_it_finishes_in_strict_json(
         ToolCall("t" * 1_000_000, {}),
     ]
     script = [Reply(tool_calls=calls), Reply(content="최종 답: \ud800 1")]
-    options = {"base_url": "", "model": "hostile", "api_key_env": "KOPA_TEST_NO_KEY", "retries": 0}
     with ChatDouble(script) as double:
         config = EvalConfig(
             policy="openai",
@@ -210,7 +210,9 @@ def test_an_eval_whose_model_sends_all_of_it_finishes_in_strict_json(
             rollouts=1,
             tasks=[task.id],
             answer_mode="text",
-            policy_options={**options, "base_url": double.base_url},
+            endpoint=EndpointSettings(
+                base_url=double.base_url, model="hostile", api_key_env="KOPA_TEST_NO_KEY", retries=0
+            ),
         )
         (record,) = asyncio.run(run_eval(project, config))
         assert double.remaining == 0

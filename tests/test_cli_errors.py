@@ -59,6 +59,12 @@ def one_line(result: subprocess.CompletedProcess[str]) -> str:
             "(see kopa-gen call --help)",
         ),
         (
+            ["eval", "--policy", "oracle", "--extra-body", "{top_k: 20}"],
+            "kopa-gen eval: error: argument --extra-body: not valid JSON (Expecting property name enclosed in double "
+            'quotes at column 2); quote keys and text values, e.g. \'{"chat_template_kwargs": {"enable_thinking": '
+            "false}}' (see kopa-gen eval --help)",
+        ),
+        (
             ["call", "dart", "dart_company", "[1]"],
             "kopa-gen call: error: argument arguments: must be a JSON object {...}, not list "
             "(see kopa-gen call --help)",

@@ -4,8 +4,9 @@
 - the edge scorer `LLMScorer` (and `parse_proposal`) on real tool signatures: what it sends, how it turns a reply
   into a Proposal (bindings checked against the real arguments and fields, score clamped, defaults filtered), and
   what an HTTP failure does;
-- the query writer `LLMWriter` on a draft executed in the sandbox: a rewrite that keeps every value the task
-  depends on is used, one that drops a value (or an empty reply) falls back to the template query;
+- the query writer `LLMWriter` on a composed question: a rewrite that keeps every value the chain depends on is
+  used; one that drops a value, adds API vocabulary or is empty keeps the composed question, and so does a
+  failing endpoint, each counted in the writer's summary;
 - Phase A end to end with `LLMScorer` replaying the offline scorer's verdicts: the same G* as the offline run.
 """
 
@@ -20,10 +21,12 @@ from typing import Any
 import pytest
 
 from kopa_gen.edge.graph import GraphConfig, PhaseA, problems, run_phase_a, to_json
+from kopa_gen.edge.links import kind_table
 from kopa_gen.edge.retriever import RetrieverConfig
 from kopa_gen.edge.scorer import (
     Binding,
     Examples,
+    Kinds,
     LLMScorer,
     OfflineScorer,
     Proposal,
@@ -31,18 +34,22 @@ from kopa_gen.edge.scorer import (
     parse_proposal,
 )
 from kopa_gen.edge.signatures import ToolSig, load_signatures
-from kopa_gen.edge.synth import Builder, Draft, GEdge
-from kopa_gen.edge.writer import LLMWriter, required_values, template_query
-from kopa_gen.language.templates import Template
+from kopa_gen.edge.writer import LLMWriter
+from kopa_gen.edge.writer import prompt as prompt_version_of
+from kopa_gen.language.settings import EndpointSettings
+from kopa_gen.language.task import Task
 from kopa_gen.policies.double import ChatDouble, Fail, Raw, Reply, Step
-from kopa_gen.project import Project
-from kopa_gen.runtime.session import Session
-from kopa_gen.sandbox.config import SandboxConfig
-from kopa_gen.world.build import BuiltWorld
+from kopa_gen.project import Project, load_project
 
 KEY_ENV = "KOPA_TEST_EDGE_LLM_KEY"
 FAKE_KEY = "sk-edge-double-7f3a91c2"
 MODEL = "double-edge-model"
+
+
+def at(base_url: str) -> EndpointSettings:
+    return EndpointSettings(base_url=base_url, model=MODEL, api_key_env=KEY_ENV, retries=2, backoff_s=0.01)
+
+
 PRODUCER, CONSUMER = "dart_corp_code", "dart_dividends"
 SAMPLES = Samples(
     {
@@ -54,6 +61,7 @@ SAMPLES = Samples(
 )
 CORP_CODE = {"param": "corp_code", "field": "corp_code"}
 WRITER_SEED = 7
+KINDS = kind_table(load_project())
 
 
 @pytest.fixture(autouse=True)
@@ -86,9 +94,9 @@ def prompt_of(double: ChatDouble, i: int = 0) -> str:
 async def score_with(
     double: ChatDouble, producer: ToolSig, consumer: ToolSig, examples: Examples
 ) -> Proposal | None:
-    scorer = LLMScorer(double.base_url, MODEL, api_key_env=KEY_ENV, backoff_s=0.01)
+    scorer = LLMScorer(at(double.base_url))
     try:
-        return await scorer.score(producer, consumer, SAMPLES, examples)
+        return await scorer.score(producer, consumer, SAMPLES, examples, KINDS)
     finally:
         await scorer.aclose()
 
@@ -147,7 +155,7 @@ async def test_scorer_asks_nothing_for_a_tool_paired_with_itself(
 
 
 def test_prompt_leaves_paging_arguments_out(sigs: dict[str, ToolSig]) -> None:
-    scorer = LLMScorer("http://127.0.0.1:9/v1", MODEL, api_key_env=KEY_ENV)
+    scorer = LLMScorer(at("http://127.0.0.1:9/v1"))
     consumer = sigs["dart_list_disclosures"]
     assert {"page_no", "page_count"} <= {p.name for p in consumer.params}
     prompt = scorer.prompt(sigs[PRODUCER], consumer, SAMPLES)
@@ -174,14 +182,18 @@ async def test_a_real_binding_becomes_the_proposal(
     )
     with ChatDouble([reply]) as double:
         proposal = await score_with(double, sigs[PRODUCER], sigs[CONSUMER], examples)
-    assert proposal == Proposal(
+    assert proposal is not None
+    assert (proposal.producer, proposal.consumer, proposal.score, proposal.reason) == (
         PRODUCER,
         CONSUMER,
         clamped,
-        (Binding("corp_code", "corp_code", clamped),),
-        {"bsns_year": ("2025", 2024), "reprt_code": ("11011",)},
         "",
     )
+    assert proposal.bindings == (Binding("corp_code", "corp_code", clamped),)
+    # the scorer's values first, then the documented literal values of the argument (completed, not replaced)
+    assert set(proposal.defaults) == {"bsns_year", "reprt_code"}
+    assert proposal.defaults["bsns_year"][:2] == ("2025", 2024)
+    assert proposal.defaults["reprt_code"][0] == "11011" and len(proposal.defaults["reprt_code"]) > 1
 
 
 @pytest.mark.anyio
@@ -330,130 +342,68 @@ def test_a_nan_score_is_not_a_score(sigs: dict[str, ToolSig]) -> None:
 
 # --- the query writer --------------------------------------------------------------------------------------
 
-
-@pytest.fixture(scope="module")
-def draft(project: Project, world: BuiltWorld, sigs: dict[str, ToolSig], examples: Examples) -> Draft:
-    """A Seq draft executed in the sandbox: 삼성전자's corp_code handed to the dividends of 2025 (annual report)."""
-    edge = GEdge(
-        PRODUCER, CONSUMER, (("corp_code", "corp_code"),), {"bsns_year": ("2025",), "reprt_code": ("11011",)}
-    )
-
-    async def build() -> Draft:
-        async with Session.open(project, ["dart"], sandbox=SandboxConfig(limits=False)) as session:
-            builder = Builder(session, sigs, [edge], {"dart": examples}, random.Random(0))
-            return await builder.build("seq", PRODUCER, {"corp_name": "삼성전자"})
-
-    return asyncio.run(build())
+COMPOSED = "2025년 사업보고서 기준 삼성전자의 배당 현황 중 주당 현금배당금은 얼마인가요?"
+KEEP = ["삼성전자", "2025년 사업보고서"]
 
 
 @pytest.fixture(scope="module")
-def template(project: Project) -> Template:
-    return project.template("seq")
-
-
-@pytest.fixture(scope="module")
-def base(draft: Draft, template: Template) -> str:
-    """The template query the writer starts from with the seed the tests use."""
-    return template_query(draft, template, random.Random(WRITER_SEED))
-
-
-def rewrite_keeping(values: list[str], drop: str | None = None) -> str:
-    kept = {v: ("" if v == drop else v) for v in values}
-    return (
-        f"'{kept['삼성전자']}'의 {kept['2025']} 사업연도 사업보고서(코드 {kept['11011']}) 기준 배당 관련 "
-        "항목은 모두 몇 건인지 알려 주시기 바랍니다."
-    )
+def task() -> Task:
+    """A composed question as Phase B hands it to the writer (the writer reads only the query)."""
+    return Task.model_construct(id="seq-0001", domain="finance", query=COMPOSED)
 
 
 async def write_with(
-    double: ChatDouble, draft: Draft, template: Template, writer: LLMWriter | None = None
-) -> tuple[str, LLMWriter]:
-    writer = writer or LLMWriter(double.base_url, MODEL, api_key_env=KEY_ENV, backoff_s=0.01)
+    double: ChatDouble, task: Task, writer: LLMWriter | None = None
+) -> tuple[str | None, LLMWriter]:
+    writer = writer or LLMWriter(at(double.base_url))
     try:
-        return await writer.write(draft, template, random.Random(WRITER_SEED)), writer
+        return await writer.write(task, KEEP, random.Random(WRITER_SEED)), writer
     finally:
         await writer.aclose()
 
 
-def test_the_draft_depends_on_three_values(draft: Draft, base: str) -> None:
-    assert [c.tool for s in draft.steps for c in s.calls] == [PRODUCER, CONSUMER]
-    assert required_values(draft) == ["11011", "2025", "삼성전자"]
-    assert all(v in base for v in required_values(draft))
-
-
 @pytest.mark.anyio
-async def test_a_rewrite_keeping_every_value_is_used(
-    monkeypatch: pytest.MonkeyPatch, draft: Draft, template: Template, base: str
-) -> None:
+async def test_a_rewrite_keeping_every_value_is_used(monkeypatch: pytest.MonkeyPatch, task: Task) -> None:
     monkeypatch.setenv(KEY_ENV, FAKE_KEY)
-    rewrite = rewrite_keeping(required_values(draft))
+    rewrite = "삼성전자가 2025년 사업보고서에 밝힌 주당 현금배당금은 얼마였나요?"
     with ChatDouble([Reply(content=f"  {rewrite}\n")]) as double:
-        text, writer = await write_with(double, draft, template)
-    assert text == rewrite != base
-    assert writer.rejected == 0
+        text, writer = await write_with(double, task)
+    assert text == rewrite and (writer.accepted, writer.rejected, writer.failed) == (1, 0, 0)
     request = double.requests[0]
     assert request.headers["authorization"] == f"Bearer {FAKE_KEY}"
-    rng = random.Random(WRITER_SEED)
-    template_query(draft, template, rng)
     assert (request.body["model"], request.body["temperature"]) == (MODEL, 0)
-    assert request.body["seed"] == rng.randrange(2**31)  # the draw after the template's wording choice
+    assert request.body["seed"] == random.Random(WRITER_SEED).randrange(2**31)
     prompt = prompt_of(double)
-    assert prompt.endswith("\n\n" + base)
-    assert "따옴표 안의 이름, 숫자, 연도, 코드" in prompt
+    assert prompt.endswith(f"질문: {COMPOSED}\n") and "'2025년 사업보고서', '삼성전자'" in prompt
+    assert writer.summary().startswith(f"llm writer ({prompt_version_of('writer').version}): 1 rewrites kept")
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("drop", ["11011", "2025", "삼성전자"])
-async def test_a_rewrite_dropping_a_value_is_rejected(
-    draft: Draft, template: Template, base: str, drop: str
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "삼성전자의 주당 현금배당금은 얼마인가요?",  # drops the report
+        "2025년 사업보고서 기준 삼성의 주당 배당금은?",  # shortens the name
+        "삼성전자 2025년 사업보고서의 DPS(alotMatter)는 얼마인가요?",  # API vocabulary
+        "",
+        "  \n ",
+    ],
+)
+async def test_a_rewrite_that_drops_a_value_or_adds_api_words_keeps_the_composed_question(
+    task: Task, reply: str
 ) -> None:
-    rewrite = rewrite_keeping(required_values(draft), drop=drop)
-    assert drop not in rewrite
-    with ChatDouble([Reply(content=rewrite)]) as double:
-        text, writer = await write_with(double, draft, template)
-    assert text == base
-    assert writer.rejected == 1
-    assert base in prompt_of(double)
+    with ChatDouble([Reply(content=reply)]) as double:
+        text, writer = await write_with(double, task)
+    assert text is None and writer.rejected == 1 and writer.accepted == 0
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("content", [None, "", "  \n "])
-async def test_an_empty_reply_falls_back_to_the_template_query(
-    draft: Draft, template: Template, base: str, content: str | None
-) -> None:
-    with ChatDouble([Reply(content=content)]) as double:
-        text, writer = await write_with(double, draft, template)
-    assert text == base
-    assert writer.rejected == 1  # counted as a rejection too
-
-
-@pytest.mark.anyio
-async def test_rejections_accumulate_over_writes(draft: Draft, template: Template, base: str) -> None:
-    values = required_values(draft)
-    script: list[Step] = [
-        Reply(content=rewrite_keeping(values, drop="2025")),
-        Reply(content=rewrite_keeping(values)),
-        Reply(content=""),
-    ]
-    with ChatDouble(script) as double:
-        writer = LLMWriter(double.base_url, MODEL, api_key_env=KEY_ENV, backoff_s=0.01)
-        try:
-            texts = [await writer.write(draft, template, random.Random(WRITER_SEED)) for _ in script]
-        finally:
-            await writer.aclose()
-    assert texts == [base, rewrite_keeping(values), base]
-    assert writer.rejected == 2 and double.remaining == 0
-
-
-@pytest.mark.anyio
-async def test_a_failing_endpoint_keeps_the_template_query(
-    draft: Draft, template: Template, base: str
-) -> None:
+async def test_a_failing_endpoint_keeps_the_composed_question_and_says_so(task: Task) -> None:
     with ChatDouble([Fail(503)] * 3) as double:
-        text, writer = await write_with(double, draft, template)
+        text, writer = await write_with(double, task)
     assert len(double.requests) == 3
-    assert text == base and writer.failed == 1 and writer.rejected == 0
-    assert "HTTP 503" in writer.last_error
+    assert text is None and writer.failed == 1 and writer.rejected == 0
+    assert "HTTP 503" in writer.last_error and "1 failed; last error: " in writer.summary()
 
 
 # --- Phase A end to end ------------------------------------------------------------------------------------
@@ -480,9 +430,9 @@ class RecordingOffline:
         self.asked: list[tuple[str, str, Proposal | None]] = []
 
     async def score(
-        self, producer: ToolSig, consumer: ToolSig, samples: Samples, examples: Examples
+        self, producer: ToolSig, consumer: ToolSig, samples: Samples, examples: Examples, kinds: Kinds
     ) -> Proposal | None:
-        proposal = await self.inner.score(producer, consumer, samples, examples)
+        proposal = await self.inner.score(producer, consumer, samples, examples, kinds)
         self.asked.append((producer.name, consumer.name, proposal))
         return proposal
 
@@ -525,7 +475,7 @@ def test_phase_a_with_the_llm_scorer_replaying_offline_verdicts(project: Project
 
     async def llm_run() -> tuple[PhaseA, ChatDouble]:
         with ChatDouble(replies) as double:
-            scorer = LLMScorer(double.base_url, MODEL, api_key_env=KEY_ENV, backoff_s=0.01)
+            scorer = LLMScorer(at(double.base_url))
             try:
                 return await run_phase_a(project, scorer, config), double
             finally:

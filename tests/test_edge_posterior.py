@@ -1,14 +1,16 @@
 """EDGE Phase A bookkeeping against hand-computed cases: the incomplete beta, the Beta prior, the update weights,
-the pruning rule, and junction typing / reductions on constructed cardinalities."""
+the pruning rule, and the Drv reductions on constructed rows (checked against the path language)."""
 
 from __future__ import annotations
 
-import random
+from typing import Literal
 
 import pytest
 
-from kopa_gen.edge.junction import choose_reduction, junction_kind, reductions
+from kopa_gen.edge.asks import PHI
+from kopa_gen.edge.builder import _reductions
 from kopa_gen.edge.posterior import Posterior, PosteriorConfig, betainc
+from kopa_gen.language.meaning import FieldMeaning
 from kopa_gen.runtime.paths import select
 
 
@@ -64,45 +66,50 @@ def test_structural_failures_prune_environmental_ones_do_not() -> None:
     assert bad.prunable(c), bad.p_exceeds(c.tau)
 
 
-@pytest.mark.parametrize(("n", "kind"), [(1, "seq"), (2, "fan"), (5, "fan"), (6, "drv"), (500, "drv")])
-def test_junction_kind(n: int, kind: str) -> None:
-    assert junction_kind(n) == kind
-
-
-def test_junction_kind_needs_a_value() -> None:
-    with pytest.raises(ValueError):
-        junction_kind(0)
-
-
 ROWS = [
     {"code": f"C{i:02d}", "amount": str(100 * i), "kind": "A" if i % 3 else "B", "day": f"202401{i + 10:02d}"}
     for i in range(1, 13)
 ]
+AMOUNT = FieldMeaning(role="measure", unit="원", ask="금액")
+DAY = FieldMeaning(role="date", ask="기준일")
+KIND = FieldMeaning(role="enum", ask="구분", labels={"A": "가형", "B": "나형"})
 
 
-def test_reductions_keep_one_to_phi_values_and_agree_with_the_path_language() -> None:
-    found = reductions(ROWS, "code")
-    kinds = {r.kind for r in found}
-    assert {"max", "min", "gte", "lte", "eq", "after"} <= kinds
-    for r in found:
-        assert 1 <= len(r.kept) <= 5
-        # the gold path the synthesizer writes selects exactly the kept values
-        assert tuple(select({"rows": ROWS}, f"rows{r.selector}[*].code").values) == r.kept
-    top = next(r for r in found if r.kind == "max")
-    assert top.kept == ("C12",) and top.selector == "[amount=@max]"
-    eq_b = next(r for r in found if r.kind == "eq" and r.pivot == "B")
-    assert eq_b.kept == ("C03", "C06", "C09", "C12")
+def _codes(selector: str) -> list[str]:
+    """The codes the gold path the synthesizer writes selects (the path language, not the builder)."""
+    return [str(v) for v in select({"rows": ROWS}, f"rows{selector}[*].code").values]
 
 
-def test_mode_reduction_on_text() -> None:
-    rows = [
-        {"id": str(i), "city": c} for i, c in enumerate(["서울 중구"] * 3 + [f"부산 {i}구" for i in range(7)])
-    ]
-    modes = [r for r in reductions(rows, "id") if r.kind == "mode"]
-    assert modes and modes[0].pivot == "서울 중구" and modes[0].kept == ("0", "1", "2")
+@pytest.mark.parametrize(("name", "meaning"), [("amount", AMOUNT), ("day", DAY), ("kind", KIND)])
+@pytest.mark.parametrize("keep", ["one", "few"])
+def test_reductions_keep_one_or_two_to_phi_rows_and_agree_with_the_path_language(
+    name: str, meaning: FieldMeaning, keep: Literal["one", "few"]
+) -> None:
+    found = _reductions(ROWS, name, meaning, keep, "항목")
+    if name == "kind" and keep == "one":  # 4 B rows and 8 A rows: no category holds exactly one row
+        assert found == []
+        return
+    assert found
+    for selector, phrase, kept, _, _ in found:
+        assert (len(kept) == 1) if keep == "one" else (2 <= len(kept) <= PHI)
+        assert _codes(selector) == [r["code"] for r in kept], selector
+        assert phrase.endswith("항목") and meaning.ask is not None and phrase.startswith(meaning.ask)
 
 
-def test_choose_reduction_is_seeded() -> None:
-    a = choose_reduction(ROWS, "code", random.Random(3))
-    b = choose_reduction(ROWS, "code", random.Random(3))
-    assert a == b and a is not None
+def test_reduction_phrases_hand_computed() -> None:
+    one = {r[3]: r for r in _reductions(ROWS, "amount", AMOUNT, "one", "항목")}
+    assert one["max"][0] == "[amount=@max]" and [r["code"] for r in one["max"][2]] == ["C12"]
+    assert one["min"][1] == "금액이(가) 가장 작은 항목"
+    few = _reductions(ROWS, "amount", AMOUNT, "few", "항목")
+    gte = [r for r in few if r[3] == "gte"]
+    # pivots among the top φ values: ≥ 900 keeps C09..C12 (4 rows), ≥ 1,100 keeps C11, C12
+    assert {r[0] for r in gte} >= {"[amount>=900]", "[amount>=1100]"}
+    nine = next(r for r in gte if r[0] == "[amount>=900]")
+    assert [r["code"] for r in nine[2]] == ["C09", "C10", "C11", "C12"] and "900원" in nine[4]
+    kinds = _reductions(ROWS, "kind", KIND, "few", "항목")
+    assert [(r[0], r[4]) for r in kinds] == [("[kind='B']", "나형")]  # the label, never the code
+
+
+def test_a_reduction_needs_three_distinct_values() -> None:
+    flat = [{"code": str(i), "amount": "5" if i % 2 else "7"} for i in range(10)]
+    assert _reductions(flat, "amount", AMOUNT, "one", "항목") == []

@@ -13,6 +13,7 @@ import yaml
 from kopa_gen.cli import main
 from kopa_gen.evaluate.judge import OpenAIJudge, rubric
 from kopa_gen.evaluate.runner import EvalConfig, run_eval
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.policies.double import ChatDouble, Fail, Reply
 from kopa_gen.project import Project
 from kopa_gen.world.build import BuiltWorld
@@ -86,11 +87,13 @@ def test_each_judged_verdict_names_the_rubric_and_the_model(
     project: Project, world: BuiltWorld, tmp_path: Path
 ) -> None:
     with ChatDouble([Reply(content="YES")]) as double:
-        judge = {"base_url": double.base_url, "model": "judge-double", "api_key_env": "KOPA_TEST_NO_KEY"}
+        judge = EndpointSettings(
+            base_url=double.base_url, model="judge-double", api_key_env="KOPA_TEST_NO_KEY"
+        )
         config = EvalConfig(
             policy="do-nothing", out=tmp_path, rollouts=1, tasks=["fin-001"], judge=judge, answer_mode="text"
         )
         (record,) = asyncio.run(run_eval(project, config))
     assert record["response"]["decided_by"] == "judge"
-    assert record["response"]["judge"] == OpenAIJudge(double.base_url, "judge-double").signature
+    assert record["response"]["judge"] == OpenAIJudge(judge).signature
     assert record["response"]["judge"] == f"{rubric().version} (judge-double)"

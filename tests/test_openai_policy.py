@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from kopa_gen.language.settings import AgentSettings, EndpointSettings, GenerationSettings
 from kopa_gen.policies.base import Episode, TaskContext, policy, system_prompt
 from kopa_gen.policies.double import ChatDouble, Fail, Raw, Reply, Step, ToolCall
 from kopa_gen.policies.openai import OpenAIPolicy
@@ -33,12 +34,36 @@ def no_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(KEY_ENV, raising=False)
 
 
+def model_at(
+    base_url: str,
+    *,
+    api_key_env: str = KEY_ENV,
+    retries: int = 3,
+    call_timeout_s: float = 60.0,
+    episode_timeout_s: float = 600.0,
+    max_turns: int = 30,
+    backoff_s: float = 0.01,
+    **generation: Any,
+) -> OpenAIPolicy:
+    """The policy on `base_url` with these settings (the rest are the settings classes' defaults)."""
+    endpoint = EndpointSettings(
+        base_url=base_url,
+        model="double-model",
+        api_key_env=api_key_env,
+        retries=retries,
+        backoff_s=backoff_s,
+        timeout_s=call_timeout_s,
+        generation=GenerationSettings(**generation),
+    )
+    agent = AgentSettings(episode_timeout_s=episode_timeout_s, max_turns=max_turns)
+    return OpenAIPolicy(endpoint=endpoint, agent=agent)
+
+
 async def play(
     project: Project, ctx: TaskContext, script: list[Step], max_calls: int = 6, **options: Any
 ) -> tuple[Episode, Session, ChatDouble]:
-    options = {"api_key_env": KEY_ENV, "backoff_s": 0.01, **options}
     with ChatDouble(script) as double:
-        agent = OpenAIPolicy(base_url=double.base_url, model="double-model", **options)
+        agent = model_at(double.base_url, **options)
         async with Session.open(project, ["dart"], max_calls=max_calls) as session:
             episode = await agent.run(ctx, session)
     return episode, session, double
@@ -152,7 +177,9 @@ async def test_malformed_arguments_and_unknown_tools_are_tool_errors(
     assert bad == {
         "role": "tool",
         "tool_call_id": "bad",
-        "content": "arguments for dart_corp_code must be a JSON object",
+        "content": "the arguments of dart_corp_code are not valid JSON: Unterminated string starting at: the "
+        'parser stopped at line 1, column 15 (character 14), near \'{"corp_name": "삼성\'; write them as one '
+        'JSON object, e.g. {"name": "value", "count": 3}',
     }
     assert ghost["tool_call_id"] == "ghost" and ghost["content"].startswith("unknown tool 'dart_stock_price'")
     # Malformed arguments go back as a JSON string literal: servers that json-decode the history stay happy.
@@ -211,9 +238,7 @@ async def test_unreachable_endpoint_is_retried_then_an_infrastructure_failure(
 ) -> None:
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
-        agent = OpenAIPolicy(
-            base_url=f"http://127.0.0.1:{closed.getsockname()[1]}/v1", model="m", retries=1, backoff_s=0.01
-        )
+        agent = model_at(f"http://127.0.0.1:{closed.getsockname()[1]}/v1", retries=1)
         async with Session.open(project, ["dart"]) as session:
             episode = await agent.run(ctx, session)
     assert episode.stop_reason == "infrastructure" and episode.error is not None
@@ -290,7 +315,7 @@ async def test_api_key_is_sent_as_bearer_and_never_leaks(
 
 
 def test_registered_by_name() -> None:
-    made = policy("openai", base_url="http://127.0.0.1:1/v1/", model="m")
+    made = policy("openai", endpoint=EndpointSettings(base_url="http://127.0.0.1:1/v1/", model="m"))
     assert (
         isinstance(made, OpenAIPolicy) and made.name == "openai" and made.base_url == "http://127.0.0.1:1/v1"
     )

@@ -11,6 +11,7 @@ from kopa_gen.envelopes import FAMILIES
 from kopa_gen.evaluate.judge import JUDGES
 from kopa_gen.plugins import DuplicateName, Registry, UnknownName
 from kopa_gen.policies.base import POLICIES, register
+from kopa_gen.policies.openai import TOOL_PROTOCOLS
 from kopa_gen.world.registry import GENERATORS
 
 
@@ -47,6 +48,7 @@ def test_a_policy_name_cannot_be_taken_twice() -> None:
         (SCORERS, {"offline", "llm"}),
         (WRITERS, {"template", "llm"}),
         (JUDGES, {"openai"}),
+        (TOOL_PROTOCOLS, {"native", "prompt"}),
     ],
     ids=lambda x: x.kind if isinstance(x, Registry) else "",
 )

@@ -41,6 +41,7 @@ from kopa_gen.cli import main
 from kopa_gen.compose import platform_client
 from kopa_gen.envelopes import Page, family
 from kopa_gen.evaluate.runner import EvalConfig, run_eval
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.mcp.server import platforms_server
 from kopa_gen.policies.double import ChatDouble, Reply, ToolCall
 from kopa_gen.project import Project
@@ -269,10 +270,12 @@ def test_an_echoing_service_never_gets_the_key_into_any_output(
         Reply(content="최종 답: 1"),
     ]
     with ChatDouble(script) as double:  # a live eval's run folder
-        options = {"base_url": double.base_url, "model": "m", "api_key_env": "KOPA_TEST_NO_KEY", "retries": 0}
+        endpoint = EndpointSettings(
+            base_url=double.base_url, model="m", api_key_env="KOPA_TEST_NO_KEY", retries=0
+        )
         config = EvalConfig(
             policy="openai", out=tmp_path / "run", rollouts=1, tasks=[task.id], live=True,
-            answer_mode="text", policy_options=options,
+            answer_mode="text", endpoint=endpoint,
         )  # fmt: skip
         asyncio.run(run_eval(project, config))
         outputs["model requests"] = json.dumps(double.bodies, ensure_ascii=False)

@@ -103,7 +103,7 @@ def test_first_page_passes_only_what_one_page_answers(
 
 
 def test_runs_resume_without_redoing_episodes(project: Project, world: BuiltWorld, tmp_path: Path) -> None:
-    first = run(project, "oracle", tmp_path, rollouts=1)
+    first = run(project, "oracle", tmp_path, rollouts=2)
     episodes = tmp_path / "episodes.jsonl"
     lines = episodes.read_text(encoding="utf-8").splitlines()
     episodes.write_text("\n".join(lines[:1]) + "\n", encoding="utf-8")  # as if the run died after one episode
@@ -130,12 +130,16 @@ def test_report_renders_runs_side_by_side(project: Project, world: BuiltWorld, t
 
     oracle = run(project, "oracle", tmp_path / "oracle")
     nothing = run(project, "do-nothing", tmp_path / "nothing")
-    md, html = render_report({"oracle": oracle, "do-nothing": nothing}, k=1)
+    report = render_report({"oracle": oracle, "do-nothing": nothing}, k=1)
+    md, html = report.md, report.html
     assert "## oracle" in md and "## do-nothing" in md
     assert f"| all | {len(project.tasks)} | {len(project.tasks)} | {len(project.tasks)} | 1.0000 |" in md
     assert "| no calls |" in md
     # comparison: pass@1 and ACTION by domain, pass@k curves; one outcome chart per run
-    assert html.count("<svg") == 3 + 2 and "<script" not in html
+    assert html.count("<svg") == 3 + 2
+    # one task table with both runs side by side, and one transcript page per run and task
+    assert html.count("<tr data-task=") == len(project.tasks)
+    assert len(report.pages) == 2 * len(project.tasks)
 
 
 def outcome(records: list[dict[str, object]]) -> list[tuple[object, ...]]:

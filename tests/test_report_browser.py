@@ -1,11 +1,14 @@
 """The report in a real headless browser (Debian's chromium, installed best-effort by .ci/run with a Korean font):
 the Korean query is in the laid-out DOM, no chart label is clipped by its SVG, Hangul renders as glyphs (not as
-boxes), and a screenshot of the page is not blank. Skips with the reason where no browser is installed."""
+boxes), the task table's filters, search and sort work, a mark opens its episode in the frame (hidden until then),
+and screenshots of reports of 3 and 1,800 episodes are not blank (KOPA_GEN_SCREENSHOTS=DIR keeps them). Skips with
+the reason where no browser is installed."""
 
 from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import shutil
 import struct
@@ -16,9 +19,11 @@ from typing import Any
 
 import pytest
 
+from kopa_gen.evaluate.report import RunData, render_report
+from kopa_gen.evaluate.transcript import anchor
 from kopa_gen.project import Project
 from kopa_gen.world.build import BuiltWorld
-from tests.reportdata import Rendered, sample_report
+from tests.reportdata import TASKS, Rendered, eighteen_hundred, sample_report
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 BROWSER = next((path for name in BROWSERS if (path := shutil.which(name))), None)
@@ -31,8 +36,11 @@ pytestmark = pytest.mark.skipif(
 # Runs in the page after layout and font loading; writes what it measured into <pre id="probe-result">.
 PROBE = """<script>
 (async () => {
-  await document.fonts.ready;
   const out = {svgs: 0, texts: 0, clipped: []};
+  try { await measure(out); } catch (e) { out.error = String(e); finish(out); }
+})();
+async function measure(out) {
+  await document.fonts.ready;
   for (const svg of document.querySelectorAll('svg')) {
     out.svgs++;
     const box = svg.getBoundingClientRect();
@@ -58,11 +66,43 @@ PROBE = """<script>
   };
   out.family = family;
   out.hangul_glyphs = draw('가') !== draw('힣');
+  out.count = document.getElementById('shown').textContent;
+  out.box_hidden = document.getElementById('transcript-box').hidden;
+  if (!window.INTERACT) return finish(out);
+  // the task table's filters, search and sort, as a person uses them
+  const rows = () => Array.from(document.querySelectorAll('table.tasks tbody tr'));
+  const shown = () => rows().filter(r => !r.hidden).map(r => r.dataset.task);
+  const set = (id, prop, value) => {
+    const el = document.getElementById(id);
+    el[prop] = value;
+    el.dispatchEvent(new Event('input'));
+  };
+  out.filters_visible = !document.getElementById('filters').hidden;
+  out.all = shown();
+  set('failed', 'checked', true); out.failed = shown(); set('failed', 'checked', false);
+  set('domain', 'value', 'district'); out.district = shown(); set('domain', 'value', '');
+  set('search', 'value', 'fin-014'); out.search = shown(); set('search', 'value', '');
+  set('sort', 'value', 'rate'); out.by_rate = rows().map(r => r.dataset.task);
+  // a mark opens its episode in the frame, which comes into view
+  const frame = document.querySelector('iframe[name=transcript]');
+  const mark = document.querySelector('table.tasks a.ep');
+  const loaded = new Promise(resolve => frame.addEventListener('load', resolve, {once: true}));
+  mark.click();
+  await loaded;
+  await new Promise(resolve => setTimeout(resolve, 50));
+  const anchor = decodeURIComponent(mark.getAttribute('href').split('#')[1]);
+  const section = frame.contentDocument.getElementById(anchor);
+  out.opened = {href: mark.getAttribute('href'), box_hidden: document.getElementById('transcript-box').hidden,
+    found: section !== null, text: section ? section.textContent.slice(0, 400) : '',
+    frame_top: frame.getBoundingClientRect().top, scrolled: window.scrollY, view: window.innerHeight, back: document.getElementById('back').textContent};
+  finish(out);
+}
+function finish(out) {
   const pre = document.createElement('pre');
   pre.id = 'probe-result';
   pre.textContent = JSON.stringify(out);
   document.body.appendChild(pre);
-})();
+}
 </script>"""
 
 
@@ -76,6 +116,7 @@ def chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
         "--disable-dev-shm-usage",
         "--no-first-run",
         "--hide-scrollbars",
+        "--allow-file-access-from-files",  # the probe reads the transcript frame, a file of its own
         f"--user-data-dir={profile}",
         *args,
     ]
@@ -102,34 +143,75 @@ def png_rows(data: bytes) -> tuple[int, int, list[bytes]]:
     return width, height, [raw[i * stride : (i + 1) * stride] for i in range(height)]
 
 
-@pytest.fixture(scope="module")
-def page(project: Project, world: BuiltWorld, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    folder = tmp_path_factory.mktemp("browser")
-    rendered: Rendered = sample_report(project, folder)
+def probed(folder: Path, html_text: str, interact: bool) -> tuple[str, dict[str, Any]]:
+    """The page laid out at 1300 x 2400 with the probe run in it: the DOM and what the probe measured."""
     probe = folder / "probe.html"
-    probe.write_text(rendered.html.replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    flag = "<script>window.INTERACT = true;</script>" if interact else ""
+    probe.write_text(html_text.replace("</body>", flag + PROBE + "</body>"), encoding="utf-8")
     dom = chromium(
         "--window-size=1300,2400",
         "--virtual-time-budget=10000",
         "--dump-dom",
         probe.as_uri(),
-        profile=folder / "p1",
-    )
-    shot = folder / "report.png"
-    made = chromium(
-        f"--screenshot={shot}",
-        "--window-size=1300,2400",
-        (folder / "report.html").as_uri(),
-        profile=folder / "p2",
+        profile=folder / "probe-profile",
     )
     found = re.search(r'<pre id="probe-result">(.*?)</pre>', dom.stdout, re.S)
     assert found, f"the probe wrote nothing; chromium said: {dom.stderr[-2000:]}"
+    return dom.stdout, json.loads(html.unescape(found.group(1)))
+
+
+def screenshot(page: Path, name: str) -> tuple[Path, str]:
+    """A 1300 x 2400 screenshot of a page, kept in $KOPA_GEN_SCREENSHOTS when that is set."""
+    shot = page.parent / f"{name}.png"
+    made = chromium(
+        f"--screenshot={shot}",
+        "--window-size=1300,2400",
+        page.as_uri(),
+        profile=page.parent / f"{name}-profile",
+    )
+    keep = os.environ.get("KOPA_GEN_SCREENSHOTS")
+    if keep and shot.exists():
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, Path(keep) / shot.name)
+    return shot, made.stderr[-2000:]
+
+
+@pytest.fixture(scope="module")
+def page(project: Project, world: BuiltWorld, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    folder = tmp_path_factory.mktemp("browser")
+    rendered: Rendered = sample_report(project, folder)
+    dom, probe = probed(folder, rendered.html, interact=True)
+    shot, log = screenshot(folder / "report.html", "report-two-runs")
+    return {"rendered": rendered, "dom": dom, "probe": probe, "shot": shot, "shot_log": log}
+
+
+@pytest.fixture(scope="module", params=[3, 1800], ids=lambda n: f"{n}-episodes")
+def sized(
+    page: dict[str, Any], request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
+    """A report of one run of 3 episodes (one task, 3 rollouts) or of 1,800 (45 tasks x 8 seeds x 5 rollouts)."""
+    episodes: int = request.param
+    run = page["rendered"].runs["first-page"]
+    records = (
+        [r for r in run.records if r["task"] == TASKS[0]] if episodes == 3 else eighteen_hundred(run.records)
+    )
+    folder = tmp_path_factory.mktemp(f"browser-{episodes}")
+    manifest = run.manifest
+    if manifest is not None and episodes == 1800:  # the plan of the records made: 8 seeds x 5 rollouts
+        manifest = manifest.model_copy(update={"seeds": list(range(8)), "rollouts": 5})
+    report = render_report({"first-page": RunData(records, manifest)})
+    report.write(folder)
+    _, probe = probed(folder, report.html, interact=False)
+    shot, log = screenshot(folder / "report.html", f"report-{episodes}")
+    transcript, _ = screenshot(folder / next(iter(report.pages)), f"transcript-{episodes}")
     return {
-        "rendered": rendered,
-        "dom": dom.stdout,
-        "probe": json.loads(html.unescape(found.group(1))),
+        "episodes": episodes,
+        "records": records,
+        "report": report,
+        "probe": probe,
         "shot": shot,
-        "shot_log": made.stderr[-2000:],
+        "shot_log": log,
+        "transcript": transcript,
     }
 
 
@@ -157,10 +239,59 @@ def test_hangul_renders_as_glyphs(page: dict[str, Any]) -> None:
     assert page["probe"]["hangul_glyphs"], f"Hangul drew as missing glyphs although fc-list finds {fonts!r}"
 
 
-def test_screenshot_is_not_blank(page: dict[str, Any]) -> None:
-    shot: Path = page["shot"]
-    assert shot.exists(), f"no screenshot; chromium said: {page['shot_log']}"
+def test_the_task_table_filters_searches_and_sorts(page: dict[str, Any]) -> None:
+    probe = page["probe"]
+    runs = page["rendered"].runs
+    records = [r for run in runs.values() for r in run.records]
+    tasks = sorted({r["task"] for r in records})
+    assert probe["filters_visible"] and sorted(probe["all"]) == sorted(tasks)
+    assert sorted(probe["failed"]) == sorted({r["task"] for r in records if not r["reward"]})
+    assert sorted(probe["district"]) == sorted({r["task"] for r in records if r["domain"] == "district"})
+    assert probe["search"] == ["fin-014"]
+    rate = {
+        t: min(
+            sum(r["reward"] for r in run.records if r["task"] == t) / sum(r["task"] == t for r in run.records)
+            for run in runs.values()
+        )
+        for t in tasks
+    }
+    assert probe["by_rate"] == sorted(tasks, key=lambda t: (rate[t], t))
+    assert probe["count"] == f"{len(tasks)} of {len(tasks)} tasks"
+
+
+def test_a_mark_opens_its_episode_in_the_frame(page: dict[str, Any]) -> None:
+    probe = page["probe"]
+    opened = probe["opened"]
+    assert probe["box_hidden"] and not opened["box_hidden"], "the frame shows once an episode is chosen"
+    record = next(
+        r
+        for i, run in enumerate(page["rendered"].runs.values())
+        for r in run.records
+        if opened["href"].endswith("#" + anchor(i, r["key"]))
+    )
+    assert opened["found"] and record["task"] in opened["text"], opened
+    # brought into view: the page scrolled to it and half the window at least shows the episode
+    assert opened["scrolled"] > 0 and 0 <= opened["frame_top"] < opened["view"] / 2, opened
+    assert opened["back"] == f"↑ back to {record['task']} in the table"
+
+
+def not_blank(shot: Path, log: str) -> None:
+    assert shot.exists(), f"no screenshot; chromium said: {log}"
     width, height, rows = png_rows(shot.read_bytes())
     assert (width, height) == (1300, 2400)
     # a uniform page filters to a handful of distinct scanlines; text, tables and charts to many
     assert len(set(rows)) > 200, len(set(rows))
+
+
+def test_screenshot_is_not_blank(page: dict[str, Any]) -> None:
+    not_blank(page["shot"], page["shot_log"])
+
+
+def test_reports_of_3_and_1800_episodes_lay_out(sized: dict[str, Any]) -> None:
+    probe, records = sized["probe"], sized["records"]
+    tasks = {r["task"] for r in records}
+    assert len(records) == sized["episodes"] and probe["count"] == f"{len(tasks)} of {len(tasks)} tasks"
+    assert probe["clipped"] == [], probe["clipped"]
+    assert len(sized["report"].html.encode()) < 5_000_000
+    not_blank(sized["shot"], sized["shot_log"])
+    not_blank(sized["transcript"], "")

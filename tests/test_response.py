@@ -324,6 +324,16 @@ def test_text_aliases_and_corporate_forms() -> None:
     assert passes("정답: ㈜한빛", TextAnswer(value="한빛(주)"))
 
 
+def test_a_name_with_a_comma_is_read_whole_for_longer_names() -> None:
+    """Punctuation ends a name's phrase, but not inside the gold's own name: 'Lg America, Inc 지사' is a branch."""
+    gold = TextAnswer(value="Lg America, Inc.")
+    pool = ["Lg America, Inc.", "Lg (Thailand) Co., Ltd."]
+    query = "총자산이 가장 큰 종속기업은?"
+    assert score_response("가장 큰 곳은 Lg America, Inc입니다.", gold, YEAR, pool, query).passed
+    assert not score_response("가장 큰 곳은 Lg America, Inc 지사입니다.", gold, YEAR, pool, query).passed
+    assert passes("가장 큰 곳은 코재정보통신(주) ← 총자산 최대", TextAnswer(value="코재정보통신(주)"))
+
+
 # ------------------------------------------------------------------------------------------ list rules
 
 

@@ -1,23 +1,29 @@
-"""Run folders never mix or stick: one task set and one policy per folder (recorded in run.json and enforced), a
-model endpoint that was down is a failed-infrastructure episode that a resume retries, one writer at a time, and a
-torn last line of episodes.jsonl is skipped with a warning and its episode run again."""
+"""Run folders never mix or stick: one task set, one policy and one plan per folder (recorded in run.json and
+enforced, naming the difference), a model endpoint that was down is a failed-infrastructure episode that a resume
+retries, one writer at a time, and a torn last line of episodes.jsonl is skipped with a warning and its episode run
+again."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
+import signal
 import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kopa_gen.cli import default_run_folder, main
-from kopa_gen.evaluate.rundir import RunFolderError, locked, public_url, read_episodes
+from kopa_gen.evaluate.rundir import RunFolderError, locked, public_url, read_episodes, read_manifest
 from kopa_gen.evaluate.runner import EvalConfig, run_eval
+from kopa_gen.language.settings import EndpointSettings, GenerationSettings
 from kopa_gen.policies.double import ChatDouble, Fail, Reply
-from kopa_gen.policies.openai import OpenAIPolicy
 from kopa_gen.project import Project
 from kopa_gen.world.build import BuiltWorld
 from tests.conftest import ROOT
@@ -51,7 +57,7 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def oracle(out: Path, **kwargs: Any) -> EvalConfig:
-    return EvalConfig(policy="oracle", out=out, rollouts=1, tasks=TASKS, **kwargs)
+    return EvalConfig(**{"policy": "oracle", "out": out, "rollouts": 1, "tasks": TASKS, **kwargs})
 
 
 def test_a_task_dir_gets_its_own_default_folder() -> None:
@@ -81,7 +87,7 @@ def test_a_synthesized_set_runs_in_its_own_folder_with_its_patterns(
     assert run["task_set"]["kind"] == "task-dir" and run["task_set"]["path"] == str(synthesized.resolve())
     records = read_episodes(tmp_path / "runs/oracle-edge/episodes.jsonl").records
     assert sorted((r["task"], r["pattern"]) for r in records) == [("fin-001", "seq"), ("fin-003", "fan")]
-    _, html = render_report({"edge": RunData(records, run)})
+    html = render_report({"edge": RunData(records, read_manifest(tmp_path / "runs/oracle-edge"))}).html
     assert 'aria-label="pass@1 by pattern"' in html and "task dir " in html
 
 
@@ -92,13 +98,52 @@ def test_run_json_records_what_ran(project: Project, world: BuiltWorld, tmp_path
     assert sorted(run["tasks"]) == TASKS and all(len(h) == 64 for h in run["tasks"].values())
     assert (run["policy"], run["seeds"], run["rollouts"]) == ("oracle", [0, 1], 1)
     assert run["code_versions"][0].startswith("kopa-gen ")
-    # more tasks of the same set, another seed: the same run, recorded as the union
-    asyncio.run(
-        run_eval(project, EvalConfig(policy="oracle", out=tmp_path / "run", tasks=["fin-002"], seeds=[2]))
-    )
+    assert run["tool_result_chars"] == EvalConfig.tool_result_chars and run["endpoint"] is None
+    # more tasks of the same set with the same plan: the same run, recorded as the union
+    asyncio.run(run_eval(project, oracle(tmp_path / "run", seeds=[0, 1], tasks=["fin-002"])))
     run = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
-    assert sorted(run["tasks"]) == ["fin-001", "fin-002", "fin-003"] and run["seeds"] == [0, 1, 2]
-    assert run["rollouts"] == 4
+    assert sorted(run["tasks"]) == ["fin-001", "fin-002", "fin-003"] and run["seeds"] == [0, 1]
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"rollouts": 2}, "rollouts = 1 there, 2 here; run it with the same --rollouts"),
+        ({"seeds": [0, 1]}, "seeds = [0] there, [0, 1] here; run it with the same --seeds"),
+        ({"answer_mode": "text"}, 'answer_mode = "submit" there, "text" here'),
+        ({"tool_result_chars": 5000}, "tool_result_chars = 20000 there, 5000 here"),
+    ],
+)
+def test_a_folder_whose_plan_differs_is_refused_naming_the_difference(
+    project: Project, world: BuiltWorld, tmp_path: Path, change: dict[str, Any], named: str
+) -> None:
+    """Appending 2 rollouts to a folder of 1 would silently turn every task's pass@2 into a pass@1."""
+    asyncio.run(run_eval(project, oracle(tmp_path, tasks=["fin-003"])))
+    before = (tmp_path / "episodes.jsonl").read_bytes()
+    with pytest.raises(RunFolderError, match=re.escape(named)):
+        asyncio.run(run_eval(project, oracle(tmp_path, **{"tasks": ["fin-003"], **change})))  # type: ignore[arg-type]
+    assert (tmp_path / "episodes.jsonl").read_bytes() == before
+
+
+def test_a_model_folder_refuses_other_generation_settings_but_not_another_base_url(
+    project: Project, world: BuiltWorld, tmp_path: Path
+) -> None:
+    def config(base_url: str, temperature: float) -> EvalConfig:
+        generation = GenerationSettings(temperature=temperature)
+        endpoint = EndpointSettings(base_url=base_url, model="m", generation=generation)
+        return EvalConfig(
+            policy="closed-book", out=tmp_path, rollouts=1, tasks=["fin-003"], endpoint=endpoint
+        )
+
+    with ChatDouble([Reply(content="정답: 1,446원")]) as double:
+        asyncio.run(run_eval(project, config(double.base_url, 0.0)))
+    with pytest.raises(RunFolderError, match=r"endpoint\.generation\.temperature = 0\.0 there, 0\.7 here"):
+        asyncio.run(run_eval(project, config("http://127.0.0.1:9/v1", 0.7)))
+    with ChatDouble([]) as moved:  # the same model served elsewhere: the same run, nothing left to run
+        (again,) = asyncio.run(run_eval(project, config(moved.base_url, 0.0)))
+        assert moved.requests == [] and again["final_message"] == "정답: 1,446원"
+    run = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
+    assert run["endpoints"] == [double.base_url, moved.base_url]
 
 
 def test_model_and_base_url_are_recorded_without_keys(
@@ -110,14 +155,17 @@ def test_model_and_base_url_are_recorded_without_keys(
     )
     with ChatDouble([Reply(content="정답: 1,446원")]) as double:
         base = double.base_url.replace("http://", "http://someone:sk-never-written@")
-        options = {"base_url": base, "model": "memory", "api_key_env": "KOPA_TEST_KEY"}
+        endpoint = EndpointSettings(base_url=base, model="memory", api_key_env="KOPA_TEST_KEY")
         config = EvalConfig(
-            policy="closed-book", out=tmp_path, rollouts=1, tasks=["fin-003"], policy_options=options
+            policy="closed-book", out=tmp_path, rollouts=1, tasks=["fin-003"], endpoint=endpoint
         )
         asyncio.run(run_eval(project, config))
     text = (tmp_path / "run.json").read_text(encoding="utf-8")
     run = json.loads(text)
-    assert run["policy_options"] == {"base_url": double.base_url, "model": "memory"}
+    assert run["endpoint"] == {
+        **EndpointSettings(base_url=double.base_url, model="memory").model_dump(),
+        "api_key_env": "KOPA_TEST_KEY",
+    }
     assert "sk-never-written" not in text and "someone" not in text
 
 
@@ -152,19 +200,25 @@ def test_a_folder_without_a_run_json_is_not_resumed(
 ) -> None:
     asyncio.run(run_eval(project, oracle(tmp_path)))
     (tmp_path / "run.json").write_text('{"policy": "oracle", "tasks": null}\n', encoding="utf-8")
-    with pytest.raises(RunFolderError, match="older kopa-gen"):
+    with pytest.raises(RunFolderError, match=r"run\.json format None, and this kopa-gen reads format 3"):
         asyncio.run(run_eval(project, oracle(tmp_path)))
+    run = json.loads((tmp_path / "run.json").read_text(encoding="utf-8") or "{}")
+    (tmp_path / "run.json").write_text(json.dumps({"format": 3, "policy": "oracle"}), encoding="utf-8")
+    with pytest.raises(
+        RunFolderError, match=r"run\.json: run\.json field task_set: Field required \(and \d+ more\)"
+    ):
+        asyncio.run(run_eval(project, oracle(tmp_path)))
+    assert run == {"policy": "oracle", "tasks": None}
 
 
 def test_endpoint_down_is_failed_infrastructure_and_retried(
     project: Project, world: BuiltWorld, tmp_path: Path
 ) -> None:
     def config(base_url: str) -> EvalConfig:
-        options = {"base_url": base_url, "model": "m", "api_key_env": "KOPA_TEST_NO_KEY", "retries": 1}
-        options["backoff_s"] = 0.0
-        return EvalConfig(
-            policy="openai", out=tmp_path, rollouts=1, tasks=["fin-003"], policy_options=options
+        endpoint = EndpointSettings(
+            base_url=base_url, model="m", api_key_env="KOPA_TEST_NO_KEY", retries=1, backoff_s=0.0
         )
+        return EvalConfig(policy="openai", out=tmp_path, rollouts=1, tasks=["fin-003"], endpoint=endpoint)
 
     with ChatDouble([Fail(503, "loading model"), Fail(502)]) as down:
         (record,) = asyncio.run(run_eval(project, config(down.base_url)))
@@ -180,24 +234,31 @@ def test_endpoint_down_is_failed_infrastructure_and_retried(
 
 
 def test_eval_says_how_many_episodes_failed_and_exits_non_zero(
-    project: Project,
-    world: BuiltWorld,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    project: Project, world: BuiltWorld, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    defaults = dict(OpenAIPolicy.__init__.__kwdefaults__ or {})
-    monkeypatch.setattr(OpenAIPolicy.__init__, "__kwdefaults__", {**defaults, "backoff_s": 0.0})
-    with socket.socket() as closed:
-        closed.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
-        url = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
+    """The endpoint answers the check, then fails every episode's requests (5xx after every retry)."""
+    script = [Reply(content="OK"), *[Fail(503, "overloaded")] * 2]
+    with ChatDouble(script) as flaky:
         code, out, err = cli(
-            capsys, "eval", "--base-url", url, "--model", "m", "--tasks", *TASKS, "--rollouts", "1",
-            "--api-key-env", "KOPA_TEST_NO_KEY", "--out", str(tmp_path),
+            capsys, "eval", "--base-url", flaky.base_url, "--model", "m", "--tasks", *TASKS, "--rollouts", "1",
+            "--api-key-env", "KOPA_TEST_NO_KEY", "--retries", "0", "--concurrency", "1", "--out", str(tmp_path),
         )  # fmt: skip
     assert code == 1
     assert "2 episode(s) failed-infrastructure" in err and "run the same command again" in err
     assert "| all |" not in out, "failed-infrastructure episodes are not scored"
+
+
+def test_an_unreachable_endpoint_is_one_line_before_any_run_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
+        code, _, err = cli(
+            capsys, "eval", "--base-url", url, "--model", "m", "--tasks", *TASKS, "--out", str(tmp_path / "r"),
+        )  # fmt: skip
+    assert code == 2 and err.count("\n") == 1 and not (tmp_path / "r").exists()
+    assert err.startswith(f"kopa-gen eval: error: cannot reach the model endpoint {url} (ConnectError")
 
 
 def test_two_evals_on_one_folder_do_not_interleave(
@@ -258,8 +319,9 @@ def test_a_judge_that_is_down_leaves_the_episode_ungraded_and_retried(
     reached the episode is failed-infrastructure (not a model failure) and runs again on resume."""
 
     def config(base_url: str) -> EvalConfig:
-        judge = {"base_url": base_url, "model": "j", "api_key_env": "KOPA_TEST_NO_KEY", "retries": 1}
-        judge["backoff_s"] = 0.0
+        judge = EndpointSettings(
+            base_url=base_url, model="j", api_key_env="KOPA_TEST_NO_KEY", retries=1, backoff_s=0.0
+        )
         return EvalConfig(
             policy="do-nothing", out=tmp_path, rollouts=1, tasks=["fin-001"], judge=judge, answer_mode="text"
         )
@@ -303,3 +365,37 @@ def test_every_written_episode_has_the_record_shape_and_another_shape_is_refused
         read_episodes(episodes)
     code, _, err = cli(capsys, "report", str(tmp_path))
     assert code == 2 and "episodes.jsonl:2: episode field action.corr" in err and "Traceback" not in err
+
+
+def test_ctrl_c_says_what_is_saved_and_the_same_command_resumes(
+    project: Project, world: BuiltWorld, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    command = ["eval", "--policy", "oracle", "--tasks", "fin-*", "--rollouts", "1", "--concurrency", "1"]
+    command += ["--out", str(out)]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "kopa_gen", "--root", str(ROOT), *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    episodes = out / "episodes.jsonl"
+    deadline = time.monotonic() + 120
+    while not (episodes.exists() and episodes.read_bytes().count(b"\n") >= 2):
+        assert child.poll() is None and time.monotonic() < deadline, child.communicate()
+        time.sleep(0.05)
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 130 and "Traceback" not in err, err
+    said = re.search(r"interrupted: (\d+) episodes saved in (.+); run the same command to resume\n", err)
+    assert said and said.group(2) == str(out), err
+    kept = read_episodes(episodes).records
+    assert int(said.group(1)) == len(kept) >= 2
+
+    code, _, _ = cli(capsys, *command)
+    records = read_episodes(episodes).records
+    fin = [t.id for _, t in project.tasks if t.id.startswith("fin-")]
+    assert code == 0 and sorted(r["task"] for r in records) == sorted(fin)
+    assert [r["key"] for r in records[: len(kept)]] == [r["key"] for r in kept], (
+        "saved episodes are not redone"
+    )

@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("verl")
 pytest.importorskip("hydra")
 
+from kopa_gen.language.settings import TOOL_RESULT_CHARS
 from kopa_gen.train import launch
 from kopa_gen.train.contract import AGENT_NAME
 
@@ -85,7 +86,8 @@ def test_grpo_sets_the_multi_turn_keys_we_depend_on(data_dir: Path) -> None:
     assert rollout.name == "vllm" and rollout.mode == "async" and rollout.n == 8
     assert rollout.multi_turn.enable and rollout.multi_turn.format == "qwen3_coder"
     assert rollout.multi_turn.max_parallel_calls == 4  # verl's default 1 drops every call but the first
-    assert rollout.multi_turn.max_tool_response_length == 16384  # verl's default 256 cuts our JSON pages
+    # the tool-result budget of eval and the SFT export (verl's default 256 would cut a page mid-row)
+    assert rollout.multi_turn.max_tool_response_length == TOOL_RESULT_CHARS
     assert rollout.multi_turn.max_assistant_turns == 12
     assert rollout.multi_turn.tool_config_path == str(data_dir.resolve() / launch.TOOLS_FILE)
     assert rollout.agent.agent_loop_config_path == str(data_dir.resolve() / launch.AGENT_LOOPS_FILE)

@@ -18,7 +18,7 @@ from kopa_gen.language.task import Task
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
 from kopa_gen.train.contract import AGENT_NAME, load_ground_truth
-from kopa_gen.train.export import ExportError, export, group_key, split_groups
+from kopa_gen.train.export import ExportError, export, format_stats, group_key, split_groups
 
 pq = pytest.importorskip("pyarrow.parquet")
 
@@ -94,14 +94,17 @@ def test_stats(exported: tuple[Path, dict[str, Any]]) -> None:
     assert json.loads((out / "export.json").read_text(encoding="utf-8")) == stats
 
 
-def test_tool_results_longer_than_verl_keeps_are_named(project: Project, tmp_path: Path) -> None:
-    """edu-007's gold chain returns a long school list; with a limit under it the export names the task."""
+def test_a_gold_chain_the_budget_cuts_is_named_and_not_taught(project: Project, tmp_path: Path) -> None:
+    """edu-007's gold chain reads pages of meals; under a budget of 2,000 characters they arrive cut at a row
+    boundary (never longer than the budget), so the export names the task and keeps its trajectory out of SFT."""
     stats = export(project, "bench", tmp_path, tasks=["edu-007", "dis-001"], tool_chars=2000)
     chars = stats["tool_result_chars"]
-    assert chars["limit"] == 2000 and chars["max"] > 2000
-    assert "edu-007" in chars["over_limit"] and all(t in ("edu-007", "dis-001") for t in chars["over_limit"])
+    assert chars["limit"] == 2000 and 0 < chars["max"] <= 2000 and chars["over_limit"] == []
+    assert "edu-007" in chars["cut"] and set(chars["cut"]) <= {"edu-007", "dis-001"}
+    assert "edu-007" in [s["task_id"] for s in stats["sft_skipped"]]
+    assert "gold chains meet a result cut to fit the budget of 2000" in format_stats(stats)
     roomy = export(project, "bench", tmp_path / "roomy", tasks=["edu-007", "dis-001"], tool_chars=10**7)
-    assert roomy["tool_result_chars"]["over_limit"] == []
+    assert roomy["tool_result_chars"]["cut"] == [] and roomy["sft_skipped"] == []
 
 
 def test_split_keeps_groups_together(project: Project, exported: tuple[Path, dict[str, Any]]) -> None:

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
+from kopa_gen.language.settings import TOOL_RESULT_CHARS
 from kopa_gen.train import launch
 from kopa_gen.train.contract import AGENT_NAME
 from kopa_gen.train.export import rl_schema, sft_schema
@@ -115,7 +116,12 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         yaml.safe_dump([{"name": AGENT_NAME, "_target_": "kopa_gen.train.agent_loop.KopaToolAgentLoop"}]),
         "utf-8",
     )
-    stats = {"tool_result_chars": {"limit": 16384, "side": "right", "per_task": {"t0": 100, "t1": 20000}}}
+    chars = {
+        "limit": TOOL_RESULT_CHARS,
+        "side": "right",
+        "per_task": {"t0": 100, "t1": TOOL_RESULT_CHARS + 616},
+    }
+    stats = {"tool_result_chars": {**chars, "cut": ["t0"]}}
     (out / "export.json").write_text(json.dumps(stats), "utf-8")
     return out
 
@@ -187,7 +193,13 @@ def test_preflight_names_dropped_and_truncated_prompts(tok: Any, data_dir: Path)
 
 def test_preflight_names_tool_results_over_the_rl_cap(tok: Any, data_dir: Path) -> None:
     text = "\n".join(check_grpo_data(grpo_cfg(data_dir), tok).problems)
-    assert "1 tasks need a tool result longer than the RL cap of 16384" in text and "t1" in text
+    assert (
+        f"1 tasks need a tool result longer than the RL cap of {TOOL_RESULT_CHARS}" in text and "t1" in text
+    )
+    assert (
+        f"1 tasks' gold chains meet a tool result cut to fit the budget of {TOOL_RESULT_CHARS} characters: t0"
+        in text
+    )
     other = "actor_rollout_ref.rollout.multi_turn.max_tool_response_length=30000"
     text = "\n".join(check_grpo_data(grpo_cfg(data_dir, other), tok).problems)
     assert "export again with the same cap" in text and "RL cap" not in text

@@ -66,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"{prog}: error: {exc.code}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: what was done is said by the command that knows (eval); no traceback
+        print(f"\n{prog}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # `kopa-gen tools | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

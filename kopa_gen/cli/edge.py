@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kopa_gen.cli.options import (
     Choices,
     ConfigDefault,
     Endpoint,
     Subparsers,
+    UsageError,
     default_of,
     load,
     parse,
@@ -20,15 +22,12 @@ from kopa_gen.cli.options import (
     spread_arguments,
 )
 
+if TYPE_CHECKING:
+    from kopa_gen.language.settings import EndpointSettings
+
 _GRAPH = "kopa_gen.edge.graph:GraphConfig"
 _SYNTH = "kopa_gen.edge.dataset:SynthConfig"
 _RETRIEVER = "kopa_gen.edge.retriever:RetrieverConfig"
-
-
-def _patterns() -> tuple[str, ...]:
-    from kopa_gen.edge.synth import PATTERNS
-
-    return PATTERNS
 
 
 def _scorer_names() -> list[str]:
@@ -46,7 +45,8 @@ class GraphOptions:
     platforms: list[str] | None = None  # None: every platform with a domain
     seed: int
     iterations: int
-    paths: int
+    paths: int | None
+    trials: int
     epsilon: float
     fault_rate: float
     audit: int
@@ -54,8 +54,7 @@ class GraphOptions:
     same_domain: int
     cross_domain: int
     scorer: str = "offline"
-    scorer_endpoint: Endpoint | None = field(default=None, metadata={"endpoint": "scorer"})
-    scorer_api_key_env: str
+    scorer_endpoint: EndpointSettings | None = field(default=None, metadata={"endpoint": "scorer"})
     live: bool = False
     workers: int
     ray: str | None = None
@@ -69,16 +68,27 @@ class SynthOptions:
     graph: str = "runs/edge/graph.json"
     out: str = "runs/edge/tasks"
     seed: int
-    per_pattern: int
-    patterns: list[str]
-    max_starts: int
-    writer: Endpoint | None = field(default=None, metadata={"endpoint": "writer"})
-    resolver: Endpoint | None = field(
+    tasks: int
+    attempts: int
+    exclude_platforms: list[str] = field(default_factory=list)
+    max_rows: int
+    max_guess: float
+    writer: EndpointSettings | None = field(default=None, metadata={"endpoint": "writer"})
+    judge: EndpointSettings | None = field(default=None, metadata={"endpoint": "judge"})
+    second_judge: EndpointSettings | None = field(default=None, metadata={"endpoint": "second-judge"})
+    resolver: EndpointSettings | None = field(
         default=None, metadata={"endpoint": "resolver"}
-    )  # None: the oracle re-solves
-    verifier: Endpoint | None = field(
+    )  # None: no re-solve stage
+    verifier: EndpointSettings | None = field(
         default=None, metadata={"endpoint": "verifier"}
-    )  # None: nothing is replaced
+    )  # None: nothing replaced
+
+    def __post_init__(self) -> None:
+        if (self.judge is None) != (self.second_judge is None):
+            raise UsageError(
+                "the LLM static filter needs two judges that must agree: give both --judge-base-url/--judge-model "
+                "and --second-judge-base-url/--second-judge-model, or neither"
+            )
 
 
 def cmd_edge_graph(o: GraphOptions) -> int:
@@ -97,15 +107,13 @@ def cmd_edge_graph(o: GraphOptions) -> int:
         probe=ProbeConfig(fault_rate=o.fault_rate, live=o.live),
         epsilon=o.epsilon,
         paths_per_iteration=o.paths,
+        trials_per_edge=o.trials,
         max_iterations=o.iterations,
         min_iterations=min(o.iterations, GraphConfig.min_iterations),
         audit_trials=o.audit,
         spread=spread(o.workers, o.ray),
     )
-    at = o.scorer_endpoint
-    scorer = make_scorer(
-        o.scorer, at.base_url if at else None, at.model if at else None, o.scorer_api_key_env
-    )
+    scorer = make_scorer(o.scorer, o.scorer_endpoint)
     return asyncio.run(edge_graph(project, config, scorer, Path(o.out)))
 
 
@@ -114,20 +122,23 @@ def cmd_edge_synth(o: SynthOptions) -> int:
     from kopa_gen.edge.dataset import SynthConfig
 
     project = load(o.root)
+    judges = tuple(j for j in (o.judge, o.second_judge) if j is not None)
     config = SynthConfig(
         seed=o.seed,
-        per_pattern=o.per_pattern,
-        patterns=tuple(o.patterns),  # type: ignore[arg-type]  # argparse checked the choices
-        max_starts=o.max_starts,
-        resolver="openai" if o.resolver else "oracle",
-        resolver_options=o.resolver.options() if o.resolver else {},
-        verifier=o.verifier.options() if o.verifier else None,
+        tasks=o.tasks,
+        attempts=o.attempts,
+        exclude=tuple(o.exclude_platforms),
+        max_rows=o.max_rows,
+        max_guess=o.max_guess,
+        judges=judges,
+        resolver=o.resolver,
+        verifier=o.verifier,
     )
     writer = None
     if o.writer:
         from kopa_gen.edge.writer import LLMWriter
 
-        writer = LLMWriter(o.writer.base_url, o.writer.model, o.writer.api_key_env)
+        writer = LLMWriter(o.writer)
     return asyncio.run(edge_synth(project, Path(o.graph), Path(o.out), config, writer))
 
 
@@ -153,8 +164,14 @@ def add_commands(sub: Subparsers) -> None:
     eg.add_argument(
         "--paths",
         type=positive_int,
-        default=ConfigDefault(f"{_GRAPH}.paths_per_iteration"),
-        help="sampled paths per iteration",
+        default=None,
+        help="sampled paths per iteration (default: from the skeleton's size, so every edge gets its trials)",
+    )
+    eg.add_argument(
+        "--trials",
+        type=positive_int,
+        default=ConfigDefault(f"{_GRAPH}.trials_per_edge"),
+        help="trials an edge gets before Phase A stops trying it (fewer when it keeps working)",
     )
     eg.add_argument(
         "--epsilon", type=float, default=ConfigDefault(f"{_GRAPH}.epsilon"), help="exploration floor"
@@ -206,29 +223,40 @@ def add_commands(sub: Subparsers) -> None:
     es.add_argument("--out", default=default_of(SynthOptions, "out"), help="the task set folder to write")
     es.add_argument("--seed", type=int, default=ConfigDefault(f"{_SYNTH}.seed"), help="synthesis seed")
     es.add_argument(
-        "--per-pattern",
+        "--tasks",
         type=positive_int,
-        default=ConfigDefault(f"{_SYNTH}.per_pattern"),
-        help="tasks kept per pattern",
+        default=ConfigDefault(f"{_SYNTH}.tasks"),
+        help="tasks to keep, over all types in the paper's mix",
     )
     es.add_argument(
-        "--patterns",
-        nargs="+",
-        choices=Choices(_patterns),
-        default=ConfigDefault(f"{_SYNTH}.patterns", convert=list),
-        help="trajectory patterns",
+        "--attempts",
+        type=positive_int,
+        default=ConfigDefault(f"{_SYNTH}.attempts"),
+        help="starts tried per task before its slot is given up",
     )
     es.add_argument(
-        "--max-starts",
-        type=positive_int,
-        default=ConfigDefault(f"{_SYNTH}.max_starts"),
-        help="starting arguments tried per root tool",
+        "--exclude-platforms",
+        nargs="*",
+        default=[],
+        help="platforms no chain may touch (the benchmark's held-out split)",
     )
-    Endpoint.add(es, "writer", url_help="OpenAI-compatible endpoint for the LLM query writer")
+    es.add_argument(
+        "--max-rows",
+        type=positive_int,
+        default=ConfigDefault(f"{_SYNTH}.max_rows"),
+        help="a result with more rows is too large to read whole; chains avoid it",
+    )
+    es.add_argument(
+        "--max-guess",
+        type=float,
+        default=ConfigDefault(f"{_SYNTH}.max_guess"),
+        help="drop a task that guessing from its answer pool passes more often than this",
+    )
+    Endpoint.add(es, "writer", url_help="OpenAI-compatible endpoint that rewords the composed questions")
+    Endpoint.add(es, "judge", url_help="first judge of the LLM static filter (needs --second-judge-*)")
+    Endpoint.add(es, "second-judge", url_help="second judge of the LLM static filter; both must keep a task")
     Endpoint.add(
-        es,
-        "resolver",
-        url_help="OpenAI-compatible endpoint of the re-solve model (default: the oracle re-solves)",
+        es, "resolver", url_help="OpenAI-compatible model that re-solves every task (off by default)"
     )
     Endpoint.add(
         es,

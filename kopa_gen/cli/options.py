@@ -10,13 +10,13 @@ import importlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias, TypeVar
 
 from kopa_gen.language.diagnostics import UserError
 
 if TYPE_CHECKING:
+    from kopa_gen.language.settings import AgentSettings, EndpointSettings
     from kopa_gen.project import Project
     from kopa_gen.runtime.spread import Spread
 
@@ -33,7 +33,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         default = action.default.value if isinstance(action.default, ConfigDefault) else action.default
-        if default in (None, False, []) or default is argparse.SUPPRESS:
+        if default is None or default is False or default == [] or default is argparse.SUPPRESS:
             return action.help
         return super()._get_help_string(action)
 
@@ -150,14 +150,13 @@ def port(text: str) -> int:
     return value
 
 
-def json_object(text: str) -> dict[str, Any]:
-    """argparse type: tool arguments as one JSON object."""
+def json_object(text: str, example: str = '{"corp_code": "00126380"}') -> dict[str, Any]:
+    """argparse type: one JSON object (tool arguments unless `example` shows another kind)."""
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise argparse.ArgumentTypeError(
-            f"not valid JSON ({exc.msg} at column {exc.colno}); quote keys and text values, e.g. "
-            '\'{"corp_code": "00126380"}\''
+            f"not valid JSON ({exc.msg} at column {exc.colno}); quote keys and text values, e.g. '{example}'"
         ) from None
     except (ValueError, RecursionError) as exc:  # an integer past 4,300 digits; nesting past the stack
         raise argparse.ArgumentTypeError(f"JSON this command cannot read ({_short(exc)})") from None
@@ -184,19 +183,73 @@ def _short(exc: BaseException) -> str:
     return str(exc).split(";")[0]
 
 
-@dataclass(frozen=True)
+_SETTINGS = "kopa_gen.language.settings"
+
+# Endpoint settings field -> (flag suffix, argparse keywords); `generation.` fields are GenerationSettings'.
+_ENDPOINT_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "api_key_env": ("api-key-env", {"metavar": "VAR"}),
+    "timeout_s": ("timeout", {"type": float, "metavar": "S", "help": "seconds one request may take"}),
+    "retries": (
+        "retries",
+        {"type": int, "metavar": "N", "help": "retries of a request that timed out or got 429/5xx"},
+    ),
+    "backoff_s": (
+        "backoff",
+        {"type": float, "metavar": "S", "help": "seconds before the first retry (doubled after)"},
+    ),
+    "generation.temperature": (
+        "temperature",
+        {"type": float, "metavar": "T", "help": "sampling temperature"},
+    ),
+    "generation.top_p": (
+        "top-p",
+        {"type": float, "metavar": "P", "help": "nucleus sampling (default: the server's)"},
+    ),
+    "generation.max_tokens": (
+        "max-tokens",
+        {"type": int, "metavar": "N", "help": "most tokens per reply (default: the server's)"},
+    ),
+    "generation.seed": (
+        "sampling-seed",
+        {
+            "type": int,
+            "metavar": "SEED",
+            "help": "base of the request seed (eval sends it + 1000 x sandbox seed + rollout); -1 sends none",
+        },
+    ),
+    "generation.stop": (
+        "stop",
+        {
+            "action": "append",
+            "default": None,
+            "metavar": "TEXT",
+            "help": "a stop sequence (repeat for several)",
+        },
+    ),
+    "generation.extra_body": (
+        "extra-body",
+        {
+            "type": lambda text: json_object(text, '{"chat_template_kwargs": {"enable_thinking": false}}'),
+            "metavar": "JSON",
+            "help": 'merged into every request, e.g. \'{"chat_template_kwargs": {"enable_thinking": false}}\'',
+        },
+    ),
+}
+
+
+def _dest(prefix: str, suffix: str) -> str:
+    return f"{prefix}_{suffix}".replace("-", "_") if prefix else suffix.replace("-", "_")
+
+
+def _class_of(field: str) -> str:
+    return "GenerationSettings" if field.startswith("generation.") else "EndpointSettings"
+
+
 class Endpoint:
     """An OpenAI-compatible model endpoint, named on the command line by one option group: `--{prefix}base-url`,
-    `--{prefix}model`, `--{prefix}api-key-env` (and `--timeout` where a command offers it)."""
-
-    base_url: str
-    model: str
-    api_key_env: str = "OPENAI_API_KEY"
-    timeout_s: float = 60.0
-
-    def options(self) -> dict[str, Any]:
-        """The settings a policy, judge or re-solver is built from (what run.json records of it)."""
-        return {"base_url": self.base_url, "model": self.model, "api_key_env": self.api_key_env}
+    `--{prefix}model`, `--{prefix}api-key-env`, the request's time-out and retries, and the generation settings
+    (`--{prefix}temperature`, `top-p`, `max-tokens`, `sampling-seed`, `stop`, `extra-body`), parsed into one
+    `EndpointSettings` (kopa_gen/language/settings.py, where the defaults live)."""
 
     @staticmethod
     def add(
@@ -209,42 +262,124 @@ class Endpoint:
     ) -> None:
         """The option group of one endpoint; `prefix` ("judge", "writer", ... or "") starts every flag."""
         flag = f"--{prefix}-" if prefix else "--"
-        parser.add_argument(f"{flag}base-url", required=required, help=url_help)
-        parser.add_argument(
+        group = parser.add_argument_group(
+            f"{prefix or 'model'} endpoint", f"an OpenAI-compatible endpoint ({flag}base-url and {flag}model)"
+        )
+        group.add_argument(f"{flag}base-url", required=required, help=url_help)
+        group.add_argument(
             f"{flag}model", required=required, help=model_help or f"model name at {flag}base-url"
         )
-        parser.add_argument(f"{flag}api-key-env", default=default_of(Endpoint, "api_key_env"), help=key_help)
+        for field, (suffix, kwargs) in _ENDPOINT_FLAGS.items():
+            kwargs = dict(kwargs)
+            if field == "api_key_env":
+                kwargs["help"] = key_help
+            name = field.rpartition(".")[2]
+            kwargs.setdefault("default", ConfigDefault(f"{_SETTINGS}:{_class_of(field)}.{name}"))
+            group.add_argument(f"{flag}{suffix}", dest=_dest(prefix, suffix), **kwargs)
 
     @staticmethod
-    def add_timeout(parser: argparse.ArgumentParser, prefix: str, help: str) -> None:
-        """The group's `--{prefix}timeout`, where a command offers one (added apart: argparse lists options in
-        the order they are added)."""
-        flag = f"--{prefix}-" if prefix else "--"
-        parser.add_argument(
-            f"{flag}timeout", type=float, default=default_of(Endpoint, "timeout_s"), help=help
-        )
-
-    @staticmethod
-    def parse(args: argparse.Namespace, prefix: str) -> Endpoint | None:
+    def parse(args: argparse.Namespace, prefix: str) -> EndpointSettings | None:
         """The endpoint the flags name, or None without a base URL; a base URL without a model is the user's
-        mistake (it would send `"model": null`)."""
-        dest, flag = (f"{prefix}_", f"--{prefix}-") if prefix else ("", "--")
+        mistake (it would send `"model": null`), and so is a setting out of range (named by its flag)."""
+        from pydantic import ValidationError
+
+        from kopa_gen.language.settings import EndpointSettings
+
+        dest, flag = (f"{prefix.replace('-', '_')}_", f"--{prefix}-") if prefix else ("", "--")
         url, model = getattr(args, f"{dest}base_url"), getattr(args, f"{dest}model")
         if not url:
             return None
         if not model:
             raise UsageError(f"{flag}base-url needs {flag}model")
-        timeout = getattr(args, f"{dest}timeout", default_of(Endpoint, "timeout_s"))
-        return Endpoint(url, model, getattr(args, f"{dest}api_key_env"), timeout)
+        top: dict[str, Any] = {"base_url": url, "model": model}
+        generation: dict[str, Any] = {}
+        for field, (suffix, _) in _ENDPOINT_FLAGS.items():
+            value = getattr(args, _dest(prefix, suffix), None)
+            if value is None or isinstance(value, ConfigDefault):
+                continue  # not given: the settings class's default
+            if field == "generation.seed" and value < 0:
+                value = None
+            if field.startswith("generation."):
+                generation[field.removeprefix("generation.")] = value
+            else:
+                top[field] = value
+        try:
+            return EndpointSettings.model_validate({**top, "generation": generation})
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            suffix = _ENDPOINT_FLAGS[where][0] if where in _ENDPOINT_FLAGS else where.replace("_", "-")
+            message = str(first["msg"]).removeprefix("Value error, ")
+            raise UsageError(f"argument {flag}{suffix}: {message}") from None
+
+
+_AGENT_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "episode_timeout_s": (
+        "episode-timeout",
+        {"type": float, "metavar": "S", "help": "seconds per episode"},
+    ),
+    "max_turns": ("max-turns", {"type": int, "metavar": "N", "help": "model turns per episode"}),
+    "parallel_tool_calls": (
+        "parallel-tool-calls",
+        {"action": argparse.BooleanOptionalAction, "help": "ask the model for parallel tool calls"},
+    ),
+    "budget_grace": (
+        "budget-grace",
+        {
+            "action": argparse.BooleanOptionalAction,
+            "help": "submit mode: one more turn to submit after the call budget is used up",
+        },
+    ),
+    "tool_mode": (
+        "tool-mode",
+        {
+            "choices": ("native", "prompt"),
+            "help": "native: the request's tools and the reply's tool_calls (a server with a tool parser); "
+            "prompt: tools described in the system prompt, calls read from the reply's text",
+        },
+    ),
+}
+
+
+class Agent:
+    """`kopa-gen eval`'s agent-loop options, parsed into one `AgentSettings`."""
+
+    @staticmethod
+    def add(parser: argparse.ArgumentParser) -> None:
+        group = parser.add_argument_group("agent loop", "how a model plays an episode")
+        for field, (suffix, kwargs) in _AGENT_FLAGS.items():
+            kwargs = dict(kwargs, default=ConfigDefault(f"{_SETTINGS}:AgentSettings.{field}"))
+            group.add_argument(f"--{suffix}", dest=f"agent_{field}", **kwargs)
+
+    @staticmethod
+    def parse(args: argparse.Namespace) -> AgentSettings:
+        from pydantic import ValidationError
+
+        from kopa_gen.language.settings import AgentSettings
+
+        given: dict[str, Any] = {}
+        for field in _AGENT_FLAGS:
+            value = getattr(args, f"agent_{field}", None)
+            if value is not None and not isinstance(value, ConfigDefault):
+                given[field] = value
+        try:
+            return AgentSettings.model_validate(given)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            suffix = _AGENT_FLAGS[str(first["loc"][0])][0]
+            raise UsageError(f"argument --{suffix}: {first['msg']}") from None
 
 
 def parse(cls: type[T], args: argparse.Namespace) -> T:
     """The command's options from the parsed flags: one field per flag (its dest), `Endpoint` groups by a field's
-    `metadata={"endpoint": prefix}`, defaults from config classes resolved; validation is the class's `__post_init__`."""
+    `metadata={"endpoint": prefix}`, the agent group by `metadata={"agent": True}`, defaults from config classes
+    resolved; validation is the class's `__post_init__`."""
     values: dict[str, Any] = {}
     for field in dataclasses.fields(cls):  # type: ignore[arg-type]
         if "endpoint" in field.metadata:
             values[field.name] = Endpoint.parse(args, field.metadata["endpoint"])
+        elif "agent" in field.metadata:
+            values[field.name] = Agent.parse(args)
         elif hasattr(args, field.name):
             value = getattr(args, field.name)
             values[field.name] = value.value if isinstance(value, ConfigDefault) else value

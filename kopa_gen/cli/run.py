@@ -3,13 +3,24 @@ read the results."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import contextlib
+import functools
 import json
+import shlex
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kopa_gen.language.settings import AgentSettings, EndpointSettings
+    from kopa_gen.project import Project
 
 from kopa_gen.cli.options import (
+    Agent,
     Choices,
     ConfigDefault,
     Endpoint,
@@ -39,6 +50,12 @@ def _answer_modes() -> tuple[str, ...]:
     return ANSWER_MODES
 
 
+def budget(text: str) -> int | None:
+    """argparse type: the tool-result budget in characters, 0 for none."""
+    value = positive_int(text) if text.strip() not in ("0", "none") else 0
+    return value or None
+
+
 def _check_k(k: int | None) -> None:
     if k is not None and k < 1:
         raise UsageError(f"--k must be at least 1, got {k}")
@@ -50,7 +67,9 @@ class EvalOptions:
 
     root: str | None = None
     policy: str | None = None
-    model_endpoint: Endpoint | None = field(default=None, metadata={"endpoint": ""})
+    model_endpoint: EndpointSettings | None = field(default=None, metadata={"endpoint": ""})
+    agent: AgentSettings = field(metadata={"agent": True})
+    tool_result_chars: int | None
     model: str | None = None  # also names the run folder
     tasks: list[str] | None = None
     task_dir: str | None = None
@@ -63,10 +82,15 @@ class EvalOptions:
     out: str | None = None
     k: int | None = None
     live: bool = False
-    judge: Endpoint | None = field(default=None, metadata={"endpoint": "judge"})
+    judge: EndpointSettings | None = field(default=None, metadata={"endpoint": "judge"})
+    serve_vllm: str | None = None
+    vllm_args: str | None = None
+    vllm_ready_timeout: float = 1200.0
 
     def __post_init__(self) -> None:
         _check_k(self.k)
+        if self.serve_vllm and self.policy not in (None, "openai", "closed-book"):
+            raise UsageError(f"--serve-vllm serves a model; policy {self.policy} is not one")
         if self.name is None:
             raise UsageError(
                 "give --policy NAME (oracle, no-lookup, first-page, list-all, dump, do-nothing) or --base-url URL "
@@ -92,7 +116,7 @@ class ReportOptions:
     root: str | None = None
     runs: list[str]
     k: int | None = None
-    out: str | None = None  # None: the first run folder
+    out: str | None = None  # None: the run's folder, or runs/a+b for several
 
     def __post_init__(self) -> None:
         _check_k(self.k)
@@ -116,7 +140,7 @@ class CalibrateOptions:
     """`kopa-gen judge calibrate`."""
 
     root: str | None = None
-    judge: Endpoint | None = field(default=None, metadata={"endpoint": ""})
+    judge: EndpointSettings | None = field(default=None, metadata={"endpoint": ""})
     corpus: list[str]
     concurrency: int = 8
 
@@ -140,46 +164,101 @@ def default_run_folder(name: str, task_dir: str | None) -> Path:
     return Path("runs") / f"{name}-{label}"
 
 
-def cmd_eval(o: EvalOptions) -> int:
-    from kopa_gen.evaluate.report import print_summary
-    from kopa_gen.evaluate.rundir import check_layout, read_manifest
-    from kopa_gen.evaluate.runner import (
-        EvalConfig,
-        InfrastructureStop,
-        failed_infrastructure,
-        print_progress,
-        run_eval,
+SERVED = "http://127.0.0.1:0/v1"
+"""The base URL of a model `--serve-vllm` has yet to start (replaced by the server's own)."""
+
+
+def _with_server(args: argparse.Namespace) -> argparse.Namespace:
+    """With --serve-vllm, the model's endpoint is the server about to start: its flags stand for it."""
+    if getattr(args, "serve_vllm", None):
+        if args.base_url:
+            raise UsageError("--serve-vllm starts its own server: leave out --base-url")
+        from kopa_gen.policies.vllm import served_name
+
+        args.base_url = SERVED
+        args.model = args.model or served_name(args.serve_vllm)
+    return args
+
+
+@contextlib.contextmanager
+def _model(o: EvalOptions, endpoint: EndpointSettings | None) -> Iterator[EndpointSettings | None]:
+    """The model's endpoint for the run: as given, or a vLLM server started for it (stopped afterwards)."""
+    if not o.serve_vllm or endpoint is None:
+        yield endpoint
+        return
+    from kopa_gen.policies.vllm import serving
+
+    extra = shlex.split(o.vllm_args or "")
+    say = functools.partial(print, file=sys.stderr)
+    tools = o.name == "openai" and o.agent.tool_mode == "native"
+    with serving(o.serve_vllm, extra, endpoint.model, o.vllm_ready_timeout, tools, say) as server:
+        yield endpoint.model_copy(update={"base_url": server.base_url})
+
+
+def _check(endpoint: EndpointSettings, tools: bool, what: str) -> None:
+    """The endpoint check before the first episode (kopa_gen/policies/preflight.py)."""
+    from kopa_gen.policies.preflight import check_endpoint
+
+    checked = asyncio.run(check_endpoint(endpoint, tools))
+    print(
+        f"{what} {endpoint.model} at {endpoint.base_url}: answered in {checked.seconds:.2f}s"
+        + (", tools accepted" if tools else ""),
+        file=sys.stderr,
     )
 
+
+def saved(out: Path) -> int:
+    """Episodes a run folder holds that a resume will not run again."""
+    from kopa_gen.evaluate.rundir import INFRASTRUCTURE, read_episodes
+
+    path = out / "episodes.jsonl"
+    return sum(r.get("stop_reason") != INFRASTRUCTURE for r in read_episodes(path).records)
+
+
+def cmd_eval(o: EvalOptions) -> int:
     name = o.name
     assert name is not None  # EvalOptions refuses no policy
-    options = o.model_endpoint.options() if o.model_endpoint and name in ("openai", "closed-book") else {}
+    from kopa_gen.evaluate.rundir import check_layout, read_manifest
+
     out = Path(o.out) if o.out else default_run_folder(o.model or name, o.task_dir)
-    check_layout(out)  # a run folder that cannot be one is said before the specs load
-    read_manifest(out)
-    project = load(o.root)
-    if o.task_dir:
-        project = project.with_task_set(Path(o.task_dir))
-    config = EvalConfig(
-        policy=name,
-        out=out,
-        policy_options=options,
-        tasks=o.tasks,
-        rollouts=o.rollouts,
-        seeds=o.seeds,
-        concurrency=o.concurrency,
-        live=o.live,
-        answer_mode=o.answer_mode,  # type: ignore[arg-type]  # argparse checked the choice
-        spread=spread(o.workers, o.ray),
-        judge=o.judge.options() if o.judge else None,
-    )
+    check_layout(
+        out
+    )  # a run folder that cannot be one is said before the specs load (and before a server starts)
+    if (out / "episodes.jsonl").is_file() and (out / "episodes.jsonl").stat().st_size:
+        read_manifest(out)  # one that holds episodes must hold a run manifest; an empty one's is replaced
     try:
-        records = asyncio.run(
-            run_eval(project, config, print_progress, warn=lambda line: print(line, file=sys.stderr))
-        )
-    except InfrastructureStop as exc:
-        print(f"\nkopa-gen eval: {exc}", file=sys.stderr)
-        return 1
+        return _eval(o, name, out)
+    except KeyboardInterrupt:
+        if (out / "episodes.jsonl").exists():
+            print(
+                f"\ninterrupted: {saved(out)} episodes saved in {out}; run the same command to resume",
+                file=sys.stderr,
+            )
+        else:
+            print("\ninterrupted before the first episode; nothing was saved", file=sys.stderr)
+        return 130
+
+
+def _eval(o: EvalOptions, name: str, out: Path) -> int:
+    from kopa_gen.evaluate.report import print_summary
+    from kopa_gen.evaluate.rundir import read_manifest
+    from kopa_gen.evaluate.runner import InfrastructureStop, failed_infrastructure
+
+    given = o.model_endpoint if name in ("openai", "closed-book") else None
+    with _model(o, given) as endpoint:
+        # first of all (before the project loads and the run folder exists): a refusal is said at once
+        if endpoint is not None:
+            _check(endpoint, name == "openai" and o.agent.tool_mode == "native", "model")
+        if o.judge is not None:
+            _check(o.judge, False, "judge")
+        project = load(o.root)
+        if o.task_dir:
+            project = project.with_task_set(Path(o.task_dir))
+        try:
+            records = _run(o, name, out, project, endpoint)
+        except InfrastructureStop as exc:
+            print(f"\nkopa-gen eval: {exc}", file=sys.stderr)
+            return 1
     print_summary(records, o.k, read_manifest(out))
     print(f"episodes: {out / 'episodes.jsonl'}")
     down = failed_infrastructure(records)
@@ -192,6 +271,45 @@ def cmd_eval(o: EvalOptions) -> int:
         )
         return 1
     return 0
+
+
+def _run(
+    o: EvalOptions, name: str, out: Path, project: Project, endpoint: EndpointSettings | None
+) -> list[dict[str, Any]]:
+    from kopa_gen.evaluate.runner import EvalConfig, print_progress, run_eval
+
+    config = EvalConfig(
+        policy=name,
+        out=out,
+        endpoint=endpoint,
+        agent=o.agent,
+        tool_result_chars=o.tool_result_chars,
+        tasks=o.tasks,
+        rollouts=o.rollouts,
+        seeds=o.seeds,
+        concurrency=o.concurrency,
+        live=o.live,
+        answer_mode=o.answer_mode,  # type: ignore[arg-type]  # argparse checked the choice
+        spread=spread(o.workers, o.ray),
+        judge=o.judge,
+        server=shlex.join(["vllm", "serve", o.serve_vllm, *shlex.split(o.vllm_args or "")])
+        if o.serve_vllm
+        else None,
+    )
+    return asyncio.run(
+        run_eval(project, config, print_progress, warn=lambda line: print(line, file=sys.stderr))
+    )
+
+
+def report_folder(runs: list[str], out: str | None) -> Path:
+    """Where `report` writes: --out; one run's own folder; for several runs a new folder beside the first named
+    after them all (runs/a+b), never inside one of them (it would overwrite that run's own report)."""
+    if out:
+        return Path(out)
+    folders = [Path(r) for r in runs]
+    if len(folders) == 1:
+        return folders[0]
+    return folders[0].resolve().parent / "+".join(f.resolve().name for f in folders)
 
 
 def cmd_report(o: ReportOptions) -> int:
@@ -207,21 +325,21 @@ def cmd_report(o: ReportOptions) -> int:
         for line in read.warnings:
             print(line, file=sys.stderr)
         name = folder.name if folder.name not in runs else str(folder)
-        runs[name] = RunData(read.records, read_manifest(folder) or {})
-    out = Path(o.out) if o.out else Path(o.runs[0])
+        runs[name] = RunData(read.records, read_manifest(folder))
+    out = report_folder(o.runs, o.out)
+    where = f"--out {out}" if o.out else str(out)
     if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} is a file; give the folder to write report.md and report.html in")
+        raise UsageError(f"{where} is a file; give the folder to write report.md and report.html in")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:  # a file stands where a folder above it would be; no permission
-        raise UsageError(
-            f"--out {out} cannot be made ({exc.strerror}); give a folder you can write in"
-        ) from None
-    md, html = render_report(runs, o.k)
-    (out / "report.md").write_text(md, encoding="utf-8")
-    (out / "report.html").write_text(html, encoding="utf-8")
-    print(md)
-    print(f"wrote {out / 'report.md'} and {out / 'report.html'}")
+        raise UsageError(f"{where} cannot be made ({exc.strerror}); give a folder you can write in") from None
+    report = render_report(runs, o.k)
+    for line in report.warnings:
+        print(line, file=sys.stderr)
+    report.write(out)
+    print(report.md)
+    print(f"wrote {out / 'report.md'} and {out / 'report.html'} ({len(report.pages)} transcript pages)")
     return 0
 
 
@@ -260,7 +378,7 @@ def cmd_judge_calibrate(o: CalibrateOptions) -> int:
     unknown = sorted({c.task for c in cases} - set(tasks))
     if unknown:
         raise UsageError(f"the corpus names tasks this project lacks: {', '.join(unknown[:5])}")
-    judge = OpenAIJudge(o.judge.base_url, o.judge.model, o.judge.api_key_env, timeout_s=o.judge.timeout_s)
+    judge = OpenAIJudge(o.judge)
     try:
         result = asyncio.run(calibrate(judge, cases, tasks, o.concurrency))
     except EndpointError as exc:
@@ -334,11 +452,20 @@ def add_commands(sub: Subparsers) -> None:
         "--k",
         type=int,
         default=None,
-        help="k of the printed pass@k (default: every rollout of a task, as report)",
+        help="k of the printed pass@k (default: the rollouts per seed, as report)",
     )
     e.add_argument(
         "--live", action="store_true", help="call the real services with keys from the environment"
     )
+    e.add_argument(
+        "--tool-result-chars",
+        type=budget,
+        default=ConfigDefault(f"{_EVAL}.tool_result_chars"),
+        metavar="N",
+        help="the tool-result budget: a longer result reaches the model cut at a row boundary, with a note (the "
+        "same number as the SFT export's and verl's max_tool_response_length); 0: never cut",
+    )
+    Agent.add(e)
     Endpoint.add(
         e,
         "judge",
@@ -346,7 +473,26 @@ def add_commands(sub: Subparsers) -> None:
         model_help="judge model name",
         key_help="environment variable of the judge key",
     )
-    e.set_defaults(func=lambda args: cmd_eval(parse(EvalOptions, args)))
+    serve = e.add_argument_group("serving", "start a local vLLM server for the run (docs/evaluation.md)")
+    serve.add_argument(
+        "--serve-vllm",
+        metavar="MODEL_PATH",
+        help="start `vllm serve MODEL_PATH` with the tool-call parser of its family on a free loopback port, wait "
+        "until it serves the model, run, then stop it (vLLM must be installed, or $KOPA_GEN_VLLM name its command)",
+    )
+    serve.add_argument(
+        "--vllm-args",
+        metavar="ARGS",
+        help='more vLLM flags, as one string: --vllm-args="--tensor-parallel-size 2 --max-model-len 65536"',
+    )
+    serve.add_argument(
+        "--vllm-ready-timeout",
+        type=float,
+        default=default_of(EvalOptions, "vllm_ready_timeout"),
+        metavar="S",
+        help="seconds to wait for the server to serve the model",
+    )
+    e.set_defaults(func=lambda args: cmd_eval(parse(EvalOptions, _with_server(args))))
 
     rp = sub.add_parser("report", help="markdown and HTML report of one run, or several side by side")
     rp.add_argument("runs", nargs="+", help="run folders (runs/<name>)")
@@ -354,9 +500,13 @@ def add_commands(sub: Subparsers) -> None:
         "--k",
         type=int,
         default=None,
-        help="k of the table's pass@k (default: every rollout of a task, as eval)",
+        help="k of the table's pass@k (default: the rollouts per seed, as eval)",
     )
-    rp.add_argument("--out", help="where to write report.md and report.html (default: the first run folder)")
+    rp.add_argument(
+        "--out",
+        help="where to write report.md, report.html and episodes/ (default: the run's folder; for several runs a "
+        "new folder beside the first, named after them all: runs/a+b)",
+    )
     rp.set_defaults(func=lambda args: cmd_report(parse(ReportOptions, args)))
 
     sc = sub.add_parser(
@@ -404,7 +554,6 @@ def add_commands(sub: Subparsers) -> None:
         default=default_of(CalibrateOptions, "concurrency"),
         help="requests at once",
     )
-    Endpoint.add_timeout(jc, "", help="seconds per request")
     jc.set_defaults(func=lambda args: cmd_judge_calibrate(parse(CalibrateOptions, args)))
 
     st = sub.add_parser("stats", help="the benchmark table and handoff statistics of the tasks")

@@ -7,45 +7,40 @@ from __future__ import annotations
 
 import httpx
 
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.policies.openai import bearer, parse_turn, post_chat
 
 
 class ChatClient:
-    def __init__(
-        self,
-        base_url: str,
-        model: str,
-        api_key_env: str = "OPENAI_API_KEY",
-        timeout_s: float = 60.0,
-        backoff_s: float = 1.0,
-        retries: int = 2,
-    ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.model = model
-        self.timeout_s = timeout_s
-        self.backoff_s = backoff_s
-        self.retries = retries
-        self._key, headers = bearer(api_key_env)
-        self._http = httpx.AsyncClient(headers=headers, timeout=timeout_s)
+    """One endpoint (`EndpointSettings`: its URL, model, key variable, time-out, retries and generation
+    settings) asked one message at a time."""
+
+    def __init__(self, endpoint: EndpointSettings) -> None:
+        self.endpoint = endpoint
+        self.base_url = endpoint.base_url
+        self.model = endpoint.model
+        self._key, headers = bearer(endpoint.api_key_env)
+        self._http = httpx.AsyncClient(headers=headers, timeout=endpoint.timeout_s)
 
     async def aclose(self) -> None:
         await self._http.aclose()
 
     async def ask(self, prompt: str, seed: int) -> str:
-        """The reply's text (temperature 0); raises EndpointError when the endpoint gives no completion."""
+        """The reply's text (the endpoint's generation settings, `seed` added to their seed); raises EndpointError
+        when the endpoint gives no completion."""
+        e = self.endpoint
         body = {
-            "model": self.model,
-            "temperature": 0,
-            "seed": seed,
+            "model": e.model,
             "messages": [{"role": "user", "content": prompt}],
+            **e.generation.body(seed),
         }
         data = await post_chat(
             self._http,
-            self.base_url,
+            e.base_url,
             body,
             key=self._key,
-            retries=self.retries,
-            backoff_s=self.backoff_s,
-            call_timeout_s=self.timeout_s,
+            retries=e.retries,
+            backoff_s=e.backoff_s,
+            call_timeout_s=e.timeout_s,
         )
         return parse_turn(data, 0).content

@@ -8,19 +8,24 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kopa_gen.edge.dataset import SynthConfig, stats_markdown, synthesize, write_dataset
+from pydantic import ValidationError
+
+from kopa_gen.edge.dataset import SynthConfig, quotas, stats_markdown, synthesize, write_dataset
 from kopa_gen.edge.graph import GraphConfig, IterationLog, PhaseA, problems, run_phase_a, to_json
 from kopa_gen.edge.picture import to_dot, to_svg
 from kopa_gen.edge.scorer import SCORERS, EdgeScorer, LLMScorer
-from kopa_gen.edge.writer import QueryWriter
+from kopa_gen.edge.writer import LLMWriter, QueryWriter
+from kopa_gen.language.diagnostics import UserError
+from kopa_gen.language.settings import EndpointSettings
+from kopa_gen.language.synthesis import GraphDoc
 from kopa_gen.plugins import UnknownName
 from kopa_gen.project import Project
 
 
-def make_scorer(name: str, base_url: str | None, model: str | None, api_key_env: str) -> EdgeScorer:
+def make_scorer(name: str, endpoint: EndpointSettings | None) -> EdgeScorer:
     """The scorer registered as `name` (kopa_gen.edge.scorer.SCORERS) on the given endpoint."""
     try:
-        return SCORERS.get(name)(base_url, model, api_key_env)
+        return SCORERS.get(name)(endpoint)
     except (UnknownName, ValueError) as exc:
         raise SystemExit(f"--scorer {name}: {exc}") from None
 
@@ -99,23 +104,41 @@ async def edge_synth(
 ) -> int:
     if not graph.exists():
         raise SystemExit(f"{graph} not found; run `kopa-gen edge graph --out {graph.parent}` first")
-    doc = json.loads(graph.read_text(encoding="utf-8"))
+    doc = read_graph(graph)
     start = time.perf_counter()
     try:
         cands, report = await synthesize(project, doc, config, writer)
     except ValueError as exc:
         print(f"problem: {exc}", file=sys.stderr)
         return 1
+    finally:
+        if isinstance(writer, LLMWriter):
+            await writer.aclose()
     elapsed = time.perf_counter() - start
-    stats = write_dataset(project, out, cands, report)
-    print(stats_markdown(stats, report))
-    per_minute = 60 * len(cands) / elapsed if elapsed else 0.0
-    print(f"{len(cands)} tasks in {elapsed:.1f}s ({per_minute:.1f} tasks/min after filtering); wrote {out}")
+    stats = write_dataset(project, out, cands, report, elapsed)
+    print(stats_markdown(stats, report, elapsed))
+    if isinstance(writer, LLMWriter):
+        print(writer.summary())
+        if writer.failed and not writer.accepted:
+            print("problem: every rewrite failed; the composed questions were kept", file=sys.stderr)
+    print(f"{len(cands)} tasks in {elapsed:.1f}s; wrote {out}")
     print(f"evaluate them: kopa-gen eval --policy oracle --task-dir {out} --rollouts 1")
-    missing = [p for p in config.patterns if not report.kept.get(p)]
-    for pattern in missing:
+    missing = [t for t, n in quotas(config.tasks, config.mix).items() if n and not report.kept.get(t)]
+    for typ in missing:
         print(
-            f"problem: no {pattern} task survived (see 'not instantiable' and the filters above)",
-            file=sys.stderr,
+            f"problem: no {typ} task survived (see 'not instantiable' and the filters above)", file=sys.stderr
         )
     return 1 if not cands else 0
+
+
+def read_graph(path: Path) -> GraphDoc:
+    """graph.json as the typed G* document; another shape fails naming the file and the field."""
+    try:
+        return GraphDoc.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise UserError(
+            f"{path}: {where}: {first['msg']}",
+            hint="it was not written by this version of `kopa-gen edge graph`; run it again",
+        ) from None

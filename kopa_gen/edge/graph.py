@@ -4,8 +4,11 @@
    consumer) pair into bindings and a feasibility score, or nothing.
 2. Beta prior per edge from the score (kopa_gen.edge.posterior).
 3. Iterations: sample paths by Thompson sampling over the edges still alive (with probability ε, the route from
-   a root to the least-tried edge that still lacks the n_min trials pruning needs), execute each path in a fresh Session with fault injection on, update the
-   posteriors (structural failures weigh far more than environmental ones), prune, until converged.
+   a root to the least-tried edge that still lacks its trials), execute each path in a fresh Session with fault
+   injection on, update the posteriors (structural failures weigh far more than environmental ones, and an
+   inconclusive outcome counts against the edge too), prune, until every live edge has had `trials_per_edge`
+   trials and nothing was pruned for `patience` iterations. The budget follows the graph: the paths per
+   iteration are set from the skeleton's size so that the trials fit in `max_iterations`.
 4. Audit: every skeleton edge executed the same number of times, to compare skeleton, G* and pruned edges.
 
 Everything random comes from one seed: same seed, same G*.
@@ -14,17 +17,20 @@ Everything random comes from one seed: same seed, same G*.
 from __future__ import annotations
 
 import json
+import math
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kopa_gen.edge.links import Link, kind_table, links
 from kopa_gen.edge.posterior import Posterior, PosteriorConfig
 from kopa_gen.edge.probe import ProbeConfig, ProbeResult, edge_id, has_data, root_args, rows_of, run_probe
 from kopa_gen.edge.retriever import Retriever, RetrieverConfig
-from kopa_gen.edge.scorer import EdgeScorer, Examples, Proposal, Samples
-from kopa_gen.edge.signatures import ToolSig, load_signatures
+from kopa_gen.edge.scorer import EdgeScorer, Examples, Kinds, Proposal, Samples
+from kopa_gen.edge.signatures import ToolSig, load_signatures, spec_hash
+from kopa_gen.language.synthesis import GraphDoc
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
 from kopa_gen.runtime.spread import Spread, run_jobs
@@ -37,13 +43,19 @@ class GraphConfig:
     retriever: RetrieverConfig = field(default_factory=RetrieverConfig)
     posterior: PosteriorConfig = field(default_factory=PosteriorConfig)
     probe: ProbeConfig = field(default_factory=ProbeConfig)
-    epsilon: float = 0.3  # exploration floor: share of paths routed to the least-tried under-n_min edge
+    epsilon: float = (
+        0.5  # exploration floor: share of paths routed to the least-tried edge short of its trials
+    )
     max_len: int = 3  # edges per sampled path
-    paths_per_iteration: int = 32
-    max_iterations: int = 100
-    min_iterations: int = 20
-    patience: int = 10  # converged: no pruning and every live edge tried n_min times for this many iterations
-    audit_trials: int = 4
+    trials_per_edge: int = 10  # the budget: every live edge is tried this often before Phase A stops
+    paths_per_iteration: int | None = None  # None: from the skeleton's size (see `paths_for`)
+    max_iterations: int = 60
+    min_iterations: int = 10
+    patience: int = 5  # converged: no pruning and every live edge at its trials for this many iterations
+    audit_trials: int = 3
+    audit_edges: int = (
+        400  # audited edges, a seeded sample when the skeleton is larger (the analysis is a rate)
+    )
     concurrency: int = 8  # probes at once, per process
     spread: Spread = field(default_factory=Spread)  # where probes run (not part of G*: same graph anywhere)
 
@@ -103,9 +115,20 @@ class PhaseA:
     timings: dict[str, float] = field(default_factory=dict)
     probes: int = 0
     calls: int = 0
+    world_seed: int = 0
+    spec_hash: str = ""
 
     def alive(self) -> list[Edge]:
         return [e for e in self.edges.values() if e.alive]
+
+    @property
+    def paths_per_iteration(self) -> int:
+        """The configured number, else enough paths that every edge gets its trials within the iterations (a
+        sampled path tries about two edges): at least 32."""
+        if self.config.paths_per_iteration is not None:
+            return self.config.paths_per_iteration
+        budget = self.config.trials_per_edge * len(self.edges) / 2
+        return max(32, math.ceil(budget / max(1, self.config.max_iterations - self.config.patience)))
 
 
 def examples_of(project: Project, sigs: Sequence[ToolSig]) -> dict[str, Examples]:
@@ -159,22 +182,49 @@ async def sample_tools(
     return Samples(values), starts, problems
 
 
+def candidates(sigs: Sequence[ToolSig], retriever: Retriever, kinds: Kinds) -> dict[str, list[str]]:
+    """Per producer, the consumers the scorer is asked about: the retriever's neighbours, and every tool with a
+    parameter of a specific kind the producer's fields carry (a typed link the retriever's text similarity may
+    miss, such as an address into the legal-district list). Broad kinds (dates, years, people's names) link only
+    retrieved pairs: through them every tool would link to every other."""
+    out: dict[str, list[str]] = {}
+    for producer in sigs:
+        names = [n.tool for n in retriever.neighbors(producer.name)]
+        names += [
+            c.name
+            for c in sigs
+            if c.name not in names
+            and any(not _broad(producer, c, link, kinds) for link in links(producer, c, kinds))
+        ]
+        out[producer.name] = names
+    return out
+
+
+def _broad(producer: ToolSig, consumer: ToolSig, link: Link, kinds: Kinds) -> bool:
+    """A link through a broad kind: the field's or, after a transform, the parameter's."""
+    out, param = producer.output(link.field), consumer.param(link.param)
+    named = [out.kind if out is not None else None, param.kind if param is not None else None]
+    return any(k is None or (k in kinds and kinds[k].broad) for k in named)
+
+
 async def build_skeleton(
     sigs: Sequence[ToolSig],
     retriever: Retriever,
     scorer: EdgeScorer,
     samples: Samples,
     examples: Mapping[str, Examples],
+    kinds: Kinds,
 ) -> tuple[list[Proposal], list[dict[str, str]]]:
     by_name = {s.name: s for s in sigs}
     proposals: list[Proposal] = []
     rejected: list[dict[str, str]] = []
+    pairs = candidates(sigs, retriever, kinds)
     for producer in sigs:
-        for neighbor in retriever.neighbors(producer.name):
-            consumer = by_name[neighbor.tool]
+        for name in pairs[producer.name]:
+            consumer = by_name[name]
             if consumer.effect != "read":
                 continue
-            proposal = await scorer.score(producer, consumer, samples, examples[consumer.platform])
+            proposal = await scorer.score(producer, consumer, samples, examples[consumer.platform], kinds)
             if proposal is None:
                 continue
             if not proposal.bindings:
@@ -236,10 +286,13 @@ class Explorer:
         return None if target.proposal.consumer in tools else [*chain, target]
 
     def undecided(self, edge: Edge) -> bool:
-        """Fewer than n_min trials, or never a success in fewer than 3·n_min: the pruning rule cannot judge it
-        yet (a never-succeeding edge needs several structural failures to fall below δ from a good prior)."""
-        n_min, post = self.config.posterior.n_min, edge.posterior
-        return post.trials < n_min or (post.successes == 0 and post.trials < 3 * n_min)
+        """Still owed trials: fewer than n_min, or fewer than the budget (`trials_per_edge`) while the posterior is
+        not yet sure the edge is good (P(θ > τ) ≤ 1 − δ). An edge that keeps working is decided early; one that
+        keeps failing gets its full budget before the pruning rule judges it."""
+        post, c = edge.posterior, self.config.posterior
+        if post.trials < c.n_min:
+            return True
+        return post.trials < self.config.trials_per_edge and post.p_exceeds(c.tau) <= 1 - c.delta
 
     def targets(self, alive: Sequence[Edge]) -> list[list[Edge]]:
         """The routes to the reachable undecided edges (see `undecided`) with the fewest attempts, not trials: an
@@ -295,7 +348,7 @@ class Explorer:
         rng = random.Random(f"{self.config.seed}:iteration:{iteration}")
         alive = self.phase.alive()
         targets = self.targets(alive)
-        sampled = [self.sample_path(rng, alive, targets) for _ in range(self.config.paths_per_iteration)]
+        sampled = [self.sample_path(rng, alive, targets) for _ in range(self.phase.paths_per_iteration)]
         paths = [p for p, _ in sampled if p]
         explored = [x for p, x in sampled if p]
         seeds = [rng.randrange(2**31) for _ in paths]
@@ -340,7 +393,10 @@ class Explorer:
         rng = random.Random(f"{self.config.seed}:audit")
         into = self.routes()
         jobs: list[tuple[Edge, list[Edge], int]] = []
-        for edge in sorted(self.phase.edges.values(), key=lambda e: e.id):
+        edges = sorted(self.phase.edges.values(), key=lambda e: e.id)
+        if len(edges) > self.config.audit_edges:
+            edges = sorted(rng.sample(edges, self.config.audit_edges), key=lambda e: e.id)
+        for edge in edges:
             path = self.route(edge, into)
             if path is None:
                 self.phase.audit[edge.id] = {"unreachable": self.config.audit_trials}
@@ -370,13 +426,17 @@ async def run_phase_a(
     retriever = Retriever(sigs, config.retriever)
     retriever.all_neighbors()
     t2 = time.perf_counter()
-    proposals, rejected = await build_skeleton(sigs, retriever, scorer, samples, examples)
+    proposals, rejected = await build_skeleton(
+        sigs, retriever, scorer, samples, examples, kind_table(project)
+    )
     t3 = time.perf_counter()
     edges = {}
     for p in proposals:
         post = Posterior.prior(p.score, config.posterior)
         edges[edge_id(p)] = Edge(p, post, (post.alpha, post.beta))
     phase = PhaseA(config, scorer.name, sigs, edges, rejected, starts, problems)
+    phase.world_seed = project.world.seed
+    phase.spec_hash = spec_hash(project, sorted({s.platform for s in sigs}))
     explorer = Explorer(project, phase)
     if edges and phase.starts:
         for iteration in range(1, config.max_iterations + 1):
@@ -485,7 +545,10 @@ def to_json(phase: PhaseA) -> str:
                 "consumer": p.consumer,
                 "status": "kept" if edge.alive else "pruned",
                 "pruned_at": edge.pruned_at,
-                "bindings": [{"param": b.param, "field": b.field, "score": _r(b.score)} for b in p.bindings],
+                "bindings": [
+                    {"param": b.param, "field": b.field, "score": _r(b.score), "pipe": b.pipe}
+                    for b in p.bindings
+                ],
                 "defaults": {k: list(v) for k, v in sorted(p.defaults.items())},
                 "score": _r(p.score),
                 "prior": {"alpha": _r(edge.prior[0]), "beta": _r(edge.prior[1])},
@@ -505,6 +568,8 @@ def to_json(phase: PhaseA) -> str:
     doc = {
         "generated_by": "kopa-gen edge graph",
         "seed": c.seed,
+        "world_seed": phase.world_seed,
+        "spec_hash": phase.spec_hash,
         "scorer": phase.scorer,
         "config": {
             "platforms": sorted({t.platform for t in phase.tools}),
@@ -513,7 +578,8 @@ def to_json(phase: PhaseA) -> str:
             "fault_rate": c.probe.fault_rate,
             "epsilon": c.epsilon,
             "max_len": c.max_len,
-            "paths_per_iteration": c.paths_per_iteration,
+            "trials_per_edge": c.trials_per_edge,
+            "paths_per_iteration": phase.paths_per_iteration,
             "max_iterations": c.max_iterations,
             "audit_trials": c.audit_trials,
         },
@@ -536,4 +602,5 @@ def to_json(phase: PhaseA) -> str:
         ],
         "edges": edges,
     }
+    GraphDoc.model_validate(doc)  # what `edge synth` reads back: a field renamed here fails here
     return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"

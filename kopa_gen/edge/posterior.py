@@ -6,7 +6,8 @@ P(θ > τ) < δ after at least n_min trials.
     success      α += 1
     structural   β += w_structural    (wrong binding, bad parameter, no data caused by the binding)
     environment  β += w_environmental (5xx, time-out, quota, rate: the same call may work later)
-    inconclusive β += w_inconclusive  (no data, and none with the argument's example value either)
+    inconclusive β += w_inconclusive  (no data, and none with the argument's example value either: the edge does
+                                       not deliver; ten of them in a row prune it)
     prune        trials ≥ n_min  and  P(θ > τ | α, β) < δ
 
 P(θ > τ) = 1 − I_τ(α, β), the regularized incomplete beta function, computed by its continued fraction
@@ -27,10 +28,10 @@ class PosteriorConfig:
     kappa: float = 1.0  # prior strength: the scorer's opinion is worth one probe (execution decides)
     w_structural: float = 3.0  # thirty times an environmental failure
     w_environmental: float = 0.1
-    w_inconclusive: float = 0.5  # no data either way: the edge does not deliver, but it may not be its fault
+    w_inconclusive: float = 1.5  # no data either way: the edge does not deliver (ten in a row prune it)
     tau: float = 0.3  # an edge worth keeping succeeds more often than this
     delta: float = 0.05  # prune when the posterior belief in that falls below this
-    n_min: int = 3  # never prune on fewer trials
+    n_min: int = 5  # never prune on fewer trials
 
 
 def _betacf(a: float, b: float, x: float) -> float:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kopa_gen.client.client import RetryPolicy
+from kopa_gen.edge.links import apply
 from kopa_gen.edge.posterior import Outcome
 from kopa_gen.edge.scorer import Examples, Proposal
 from kopa_gen.edge.signatures import ToolSig
@@ -151,7 +152,14 @@ async def run_probe(
                 )
                 return result
             row = rng.choice(rows)
-            call_args = {b.param: coerce(row[b.field], consumer, b.param) for b in edge.bindings}
+            try:
+                call_args = {
+                    b.param: coerce(apply(row[b.field], b.pipe), consumer, b.param) for b in edge.bindings
+                }
+            except ValueError as exc:  # the transform does not fit the value: the link is wrong
+                result.outcomes.append((edge_id(edge), "structural"))
+                result.steps.append(Step(consumer.name, {}, "structural", str(exc), None))
+                return result
             for name, values in sorted(edge.defaults.items()):
                 call_args.setdefault(name, rng.choice(list(values)))
             for name, value in consumer.start.items():

@@ -76,6 +76,7 @@ _STATED_DIGITS = re.compile(r"(\d+)\s*자리")
 _YEAR = re.compile(r"(?<![A-Z-])YYYY(?![A-Z-])")
 
 
+@functools.cache
 def name_tokens(name: str) -> tuple[str, ...]:
     """Split snake_case and camelCase, lowercase, drop digits: afilCmpyCrno → (afil, cmpy, crno)."""
     return tuple(w.lower() for part in name.split("_") for w in _WORD.findall(part))
@@ -87,12 +88,14 @@ def description_head(description: str) -> str:
     return _CLAUSE_END.split(description, maxsplit=1)[0].strip()
 
 
+@functools.cache
 def head_words(description: str) -> frozenset[str]:
     """The Korean words (two or more Hangul syllables) of the description's head, digit counts ("13자리") left
     to the type term."""
     return frozenset(_HANGUL.findall(_STATED_DIGITS.sub(" ", description_head(description))))
 
 
+@functools.cache
 def stated_digits(text: str) -> int | None:
     """The digit count a description states: "13자리" → 13, YYYYMMDD → 8, YYYY → 4; None if it states none."""
     if m := _STATED_DIGITS.search(text):
@@ -153,16 +156,22 @@ class Lexicon:
         self.df: Counter[str] = Counter(
             t for name, text in fields for t in frozenset(name_tokens(name)) | head_words(text)
         )
-        self._pairs: dict[tuple[OutField, Param], float] = {}
+        self._pairs: dict[tuple[str, str, str, str, str | None], float] = {}
+        self._idf: dict[str, float] = {}
 
     def idf(self, token: str) -> float:
-        return math.log(1 + self.fields / max(self.df[token], 1))
+        found = self._idf.get(token)
+        if found is None:
+            found = self._idf[token] = math.log(1 + self.fields / max(self.df[token], 1))
+        return found
 
     def pair(self, out: OutField, param: Param) -> float:
-        key = (out, param)
-        if key not in self._pairs:
-            self._pairs[key] = self._pair(out, param)
-        return self._pairs[key]
+        # keyed by what the score reads (the same field recurs in many tools: DART's 82 reports share most)
+        key = (out.name, out.description, param.name, param.description, param.pattern)
+        found = self._pairs.get(key)
+        if found is None:
+            found = self._pairs[key] = self._pair(out, param)
+        return found
 
     def _pair(self, out: OutField, param: Param) -> float:
         have_name, want_name = name_tokens(out.name), name_tokens(param.name)

@@ -3,9 +3,14 @@ feasible it is to feed the producer's output into the consumer (a score in [0, 1
 (consumer argument ← producer field), and which default values fill the consumer's unbound arguments.
 
 Two scorers behind one Protocol:
-- `offline` (default): a deterministic rule scorer over names, descriptions, types and the value formats
-  observed in sandbox samples. It is an algorithm, named as one; it is not a model.
-- `llm`: any OpenAI-compatible chat-completions endpoint, asked for the same three things as JSON.
+- `offline` (default): a deterministic rule scorer. Bindings are the typed links (kopa_gen/edge/links.py: same
+  kind of value, or a declared transform); the score weighs names, descriptions and the value formats observed in
+  sandbox samples. It is an algorithm, named as one; it is not a model.
+- `llm`: any OpenAI-compatible chat-completions endpoint, asked for the same three things as JSON; a binding it
+  proposes between values of different kinds is rejected by type, with the reason.
+
+A consumer's required argument that no binding fills needs literal values a query can state (its labels, or the
+platform's examples where the meaning says how to phrase them); without them the pair is no edge.
 """
 
 from __future__ import annotations
@@ -18,7 +23,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kopa_gen.edge.chat import ChatClient
+from kopa_gen.edge.links import fits, links, literal_values
 from kopa_gen.edge.signatures import OutField, Param, ToolSig
+from kopa_gen.language.meaning import Kind
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.plugins import Registry
 from kopa_gen.policies.openai import EndpointError
 
@@ -30,6 +38,7 @@ class Binding:
     param: str  # consumer argument
     field: str  # producer result field
     score: float
+    pipe: str = ""  # the typed transform the value goes through ('' = as is; kopa_gen/edge/links.py)
 
 
 @dataclass(frozen=True)
@@ -54,14 +63,32 @@ class Samples:
         return self.values.get(tool, {}).get(field, ())
 
 
+Kinds = Mapping[str, Kind]
+
+
 class EdgeScorer(Protocol):
     name: str
 
     async def score(
-        self, producer: ToolSig, consumer: ToolSig, samples: Samples, examples: Examples
+        self, producer: ToolSig, consumer: ToolSig, samples: Samples, examples: Examples, kinds: Kinds
     ) -> Proposal | None:
         """None when nothing of the producer can feed the consumer."""
         ...
+
+
+def defaults_for(
+    consumer: ToolSig, bound: set[str], examples: Examples
+) -> dict[str, tuple[str | int, ...]] | None:
+    """Literal values for the consumer's unbound required arguments; None when one of them has none (the consumer
+    cannot be called from a query)."""
+    out: dict[str, tuple[str | int, ...]] = {}
+    for param in consumer.bindable:
+        if param.required and param.name not in bound:
+            values = literal_values(param, examples)
+            if not values:
+                return None
+            out[param.name] = values
+    return out
 
 
 _HANGUL = re.compile(r"[가-힣]{2,}")
@@ -107,23 +134,21 @@ def format_fit(values: Sequence[str], param: Param, examples: Sequence[str | int
 
 
 class OfflineScorer:
-    """Deterministic rules. For each consumer argument, the best producer field by
+    """Deterministic rules over the typed links (kopa_gen/edge/links.py). For each consumer argument the linked
+    producer fields are ranked by
 
         fit = 0.45·name + 0.25·description + 0.30·format,   × 0.15 when the observed values do not fit
         name        1 for the same normalized name, else 0.8 × Jaccard of name tokens
         description Jaccard of the Korean words of the two descriptions (법인등록번호 ↔ 법인등록번호)
         format      share of observed producer values the argument accepts (enum, pattern, example shapes);
                     0.5 when nothing was observed
-        + 0.2 when the argument's description names the producer tool (the tool descriptions say which tool to
-          call first), capped at 1
+        + 0.2 when the argument's description names the producer tool, capped at 1
 
-    A binding needs fit ≥ `threshold`. The pair's score is the best binding's fit, × 0.3 when a required
-    argument is neither bound nor has example values (the consumer cannot be called)."""
+    and the best becomes the binding. The pair's score is 0.5 + 0.5 × the first binding's fit: a typed link is
+    feasible by construction, the fit says how plainly. A consumer whose unbound required argument has no literal
+    value is no edge."""
 
     name = "offline"
-
-    def __init__(self, threshold: float = 0.45) -> None:
-        self.threshold = threshold
 
     def fit(
         self, producer: ToolSig, out: OutField, param: Param, samples: Samples, examples: Examples
@@ -141,32 +166,46 @@ class OfflineScorer:
         return round(min(score, 1.0), 6)
 
     async def score(
-        self, producer: ToolSig, consumer: ToolSig, samples: Samples, examples: Examples
+        self, producer: ToolSig, consumer: ToolSig, samples: Samples, examples: Examples, kinds: Kinds
     ) -> Proposal | None:
-        if producer.name == consumer.name or not producer.outputs:
+        found = links(producer, consumer, kinds)
+        if not found:
             return None
-        bindings: list[Binding] = []
-        for param in consumer.bindable:
-            fits = [(self.fit(producer, out, param, samples, examples), out.name) for out in producer.outputs]
-            best, field = max(fits, key=lambda f: (f[0], f[1]))
-            if best >= self.threshold:
-                bindings.append(Binding(param.name, field, best))
+        best: dict[str, Binding] = {}
+        for link in found:
+            out, param = producer.output(link.field), consumer.param(link.param)
+            assert out is not None and param is not None
+            fit = self.fit(producer, out, param, samples, examples)
+            if link.param not in best or fit > best[link.param].score:
+                best[link.param] = Binding(link.param, link.field, fit, link.pipe)
+        bindings = _fewest(
+            sorted(best.values(), key=lambda b: (-b.score, b.param)), producer, consumer, kinds
+        )
         if not bindings:
             return None
-        bindings.sort(key=lambda b: (-b.score, b.param))
-        bound = {b.param for b in bindings}
-        defaults: dict[str, tuple[str | int, ...]] = {}
-        callable_ = True
-        for param in consumer.bindable:
-            if param.required and param.name not in bound:
-                values = tuple(examples.get(param.name, ()))
-                if values:
-                    defaults[param.name] = values
-                else:
-                    callable_ = False
-        score = bindings[0].score * (1.0 if callable_ else 0.3)
-        reason = ", ".join(f"{b.param}←{b.field} {b.score:.2f}" for b in bindings)
+        defaults = defaults_for(consumer, {b.param for b in bindings}, examples)
+        if defaults is None:
+            return None
+        score = 0.5 + 0.5 * bindings[0].score
+        reason = ", ".join(
+            f"{b.param}←{b.field}{' | ' + b.pipe if b.pipe else ''} {b.score:.2f}" for b in bindings
+        )
         return Proposal(producer.name, consumer.name, round(score, 6), tuple(bindings), defaults, reason)
+
+
+def _fewest(bindings: list[Binding], producer: ToolSig, consumer: ToolSig, kinds: Kinds) -> list[Binding]:
+    """The fewest arguments that carry the dependency: every required argument a field fills, and an optional one
+    only when no required argument is filled (the best one, of a kind that is not broad: a company's
+    establishment date is no base date to filter by, and its name no affiliate's name)."""
+    required = [b for b in bindings if (p := consumer.param(b.param)) is not None and p.required]
+    if required:
+        return required
+    for b in bindings:  # best first
+        out = producer.output(b.field)
+        kind = kinds.get(out.kind) if out is not None and out.kind else None
+        if kind is not None and not kind.broad:
+            return [b]
+    return []
 
 
 _PROMPT = """You judge whether the output of one API tool can feed the input of another.
@@ -186,15 +225,8 @@ class LLMScorer:
 
     name = "llm"
 
-    def __init__(
-        self,
-        base_url: str,
-        model: str,
-        api_key_env: str = "OPENAI_API_KEY",
-        timeout_s: float = 60.0,
-        backoff_s: float = 1.0,
-    ) -> None:
-        self.chat = ChatClient(base_url, model, api_key_env, timeout_s, backoff_s)
+    def __init__(self, endpoint: EndpointSettings) -> None:
+        self.chat = ChatClient(endpoint)
 
     async def aclose(self) -> None:
         await self.chat.aclose()
@@ -220,7 +252,7 @@ class LLMScorer:
         )
 
     async def score(
-        self, producer: ToolSig, consumer: ToolSig, samples: Samples, examples: Examples
+        self, producer: ToolSig, consumer: ToolSig, samples: Samples, examples: Examples, kinds: Kinds
     ) -> Proposal | None:
         if producer.name == consumer.name:
             return None
@@ -228,7 +260,37 @@ class LLMScorer:
             text = await self.chat.ask(self.prompt(producer, consumer, samples), seed=0)
         except EndpointError as exc:
             return Proposal(producer.name, consumer.name, 0.0, (), {}, str(exc))
-        return parse_proposal(text, producer, consumer)
+        proposal = parse_proposal(text, producer, consumer)
+        return None if proposal is None else typed(proposal, producer, consumer, examples, kinds)
+
+
+def typed(
+    proposal: Proposal, producer: ToolSig, consumer: ToolSig, examples: Examples, kinds: Kinds
+) -> Proposal:
+    """The proposal with every binding between values of different kinds dropped (and named in the reason), the
+    kept ones carrying their transform, and the defaults completed with literal values; no bindings left: a
+    rejected pair."""
+    kept: list[Binding] = []
+    wrong: list[str] = []
+    for b in proposal.bindings:
+        out, param = producer.output(b.field), consumer.param(b.param)
+        pipe = fits(out, param, kinds) if out is not None and param is not None else None
+        if pipe is None:
+            wrong.append(f"{b.param}←{b.field} ({out.kind if out else '?'} → {param.kind if param else '?'})")
+        else:
+            kept.append(Binding(b.param, b.field, b.score, pipe))
+    reasons = [r for r in (proposal.reason, f"rejected by type: {', '.join(wrong)}" if wrong else "") if r]
+    defaults = defaults_for(consumer, {b.param for b in kept}, examples)
+    if not kept or defaults is None:
+        why = "; ".join(reasons) or f"a required argument of {consumer.name} has no literal value"
+        return Proposal(producer.name, consumer.name, 0.0, (), {}, why)
+    for name, values in proposal.defaults.items():  # the scorer's values, where a query can state them
+        param = consumer.param(name)
+        labels = param.meaning.labels if param is not None and param.meaning is not None else {}
+        sayable = tuple(v for v in values if not labels or str(v) in labels)
+        if name in defaults and sayable:
+            defaults[name] = tuple(dict.fromkeys((*sayable, *defaults[name])))
+    return Proposal(producer.name, consumer.name, proposal.score, tuple(kept), defaults, "; ".join(reasons))
 
 
 def parse_proposal(text: str, producer: ToolSig, consumer: ToolSig) -> Proposal | None:
@@ -274,8 +336,8 @@ def parse_proposal(text: str, producer: ToolSig, consumer: ToolSig) -> Proposal 
     )
 
 
-ScorerFactory = Callable[[str | None, str | None, str], EdgeScorer]
-"""(base URL, model, API-key variable) -> a scorer; an offline scorer ignores the endpoint."""
+ScorerFactory = Callable[[EndpointSettings | None], EdgeScorer]
+"""The endpoint's settings (None: none given) -> a scorer; an offline scorer ignores the endpoint."""
 
 SCORERS: Registry[ScorerFactory] = Registry(
     "EDGE scorer", hint="register a factory in kopa_gen/edge/scorer.py"
@@ -283,12 +345,12 @@ SCORERS: Registry[ScorerFactory] = Registry(
 
 
 @SCORERS.register("offline")
-def _offline(base_url: str | None, model: str | None, api_key_env: str) -> EdgeScorer:
+def _offline(endpoint: EndpointSettings | None) -> EdgeScorer:
     return OfflineScorer()
 
 
 @SCORERS.register("llm")
-def _llm(base_url: str | None, model: str | None, api_key_env: str) -> EdgeScorer:
-    if not base_url or not model:
+def _llm(endpoint: EndpointSettings | None) -> EdgeScorer:
+    if endpoint is None:
         raise ValueError("the llm scorer needs an endpoint: --scorer-base-url URL and --scorer-model NAME")
-    return LLMScorer(base_url, model, api_key_env)
+    return LLMScorer(endpoint)

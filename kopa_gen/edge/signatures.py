@@ -4,11 +4,14 @@ a model is given."""
 
 from __future__ import annotations
 
+import hashlib
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from kopa_gen.language.diagnostics import NotFound
+from kopa_gen.language.meaning import FieldMeaning, Meaning, ParamMeaning, ToolMeaning
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import frozen_tools
 
@@ -25,6 +28,11 @@ class Param:
     enum: tuple[str, ...] = ()
     maximum: int | None = None
     paging: bool = False  # page number or size: never the target of a binding (the agent pages)
+    meaning: ParamMeaning | None = field(default=None, compare=False)  # its kind and how a query says it
+
+    @property
+    def kind(self) -> str | None:
+        return self.meaning.kind if self.meaning is not None else None
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,11 @@ class OutField:
     name: str
     description: str
     many: bool  # a field of list rows (rows[*].name) rather than of a record
+    meaning: FieldMeaning | None = field(default=None, compare=False)  # role, kind, unit, question phrase
+
+    @property
+    def kind(self) -> str | None:
+        return self.meaning.kind if self.meaning is not None else None
 
     @property
     def path(self) -> str:
@@ -53,6 +66,9 @@ class ToolSig:
     outputs: tuple[OutField, ...]
     page_size: Param | None  # the page-size argument, when the tool pages
     start_args: tuple[tuple[str, str], ...] = ()  # x-kopa.start: what a first call adds
+    about: ToolMeaning | None = field(
+        default=None, compare=False
+    )  # topic, row noun and counter (meaning.yaml)
 
     @property
     def start(self) -> dict[str, str]:
@@ -76,7 +92,13 @@ class ToolSig:
         return f"{self.name}: {self.title}. {self.description}\ninputs: {ins}\noutputs: {outs}"
 
 
-def _param(name: str, schema: dict[str, Any], required: bool, paging: tuple[str, ...] = ()) -> Param:
+def _param(
+    name: str,
+    schema: dict[str, Any],
+    required: bool,
+    paging: tuple[str, ...] = (),
+    meaning: ParamMeaning | None = None,
+) -> Param:
     kind = schema.get("type", "string")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "string")
@@ -89,10 +111,11 @@ def _param(name: str, schema: dict[str, Any], required: bool, paging: tuple[str,
         enum=tuple(str(v) for v in schema.get("enum", ())),
         maximum=schema.get("maximum"),
         paging=name in paging,
+        meaning=None if name in paging else meaning,
     )
 
 
-def _outputs(tool: dict[str, Any]) -> tuple[OutField, ...]:
+def _outputs(tool: dict[str, Any], meaning: Meaning | None) -> tuple[OutField, ...]:
     schema = tool["outputSchema"]
     props = schema.get("properties", {})
     if "rows" in props:
@@ -107,7 +130,12 @@ def _outputs(tool: dict[str, Any]) -> tuple[OutField, ...]:
             item = schema["$defs"][ref.rsplit("/", 1)[-1]]
             break
     return tuple(
-        OutField(name, str(spec.get("description", "")), many)
+        OutField(
+            name,
+            str(spec.get("description", "")),
+            many,
+            meaning.field(tool["name"], name) if meaning is not None else None,
+        )
         for name, spec in item.get("properties", {}).items()
     )
 
@@ -131,12 +159,14 @@ def load_signatures(project: Project, platforms: list[str] | None = None) -> lis
     for platform in chosen:
         path = project.root / "generated" / "servers" / platform.id / "tools.json"
         ops = {op.tool: op for op in platform.operations}
+        meaning = project.meaning(platform.id)
         for tool in frozen_tools(path):
             schema = tool["inputSchema"]
             required = set(schema.get("required", []))
             paging = project.page_params(tool["name"]) or ()
             params = tuple(
-                _param(n, s, n in required, paging) for n, s in schema.get("properties", {}).items()
+                _param(n, s, n in required, paging, meaning.param(tool["name"], n) if meaning else None)
+                for n, s in schema.get("properties", {}).items()
             )
             op = ops[tool["name"]]
             size = next((p for p in params if paging and p.name == paging[1]), None)
@@ -151,9 +181,24 @@ def load_signatures(project: Project, platforms: list[str] | None = None) -> lis
                     effect=op.kopa.effect,
                     shape=op.kopa.shape,
                     params=params,
-                    outputs=_outputs(tool),
+                    outputs=_outputs(tool, meaning),
                     page_size=size,
                     start_args=tuple(sorted(op.kopa.start.items())),
+                    about=meaning.tools.get(tool["name"]) if meaning is not None else None,
                 )
             )
     return sorted(sigs, key=lambda s: s.name)
+
+
+def spec_hash(project: Project, platforms: Sequence[str]) -> str:
+    """sha256 over the platform specs and meaning files (and the kinds) a graph or a task set was made from."""
+    h = hashlib.sha256()
+    for pid in sorted(platforms):
+        h.update(project.platform(pid).sha256.encode())
+        meaning = project.root / "specs" / "platforms" / pid / "meaning.yaml"
+        if meaning.exists():
+            h.update(meaning.read_bytes())
+    kinds = project.root / "specs" / "kinds.yaml"
+    if kinds.exists():
+        h.update(kinds.read_bytes())
+    return h.hexdigest()

@@ -90,6 +90,26 @@ def grouped_bars(
     return _svg(width, y + 4, title, body)
 
 
+def tick_indices(xs: Sequence[int], width: float) -> list[int]:
+    """Which of the evenly spaced x values get a label: every one while their labels fit side by side, else the
+    multiples of 2, 5, 10, 20, ... (the first and the last always); no two labels overlap."""
+    if not xs:
+        return []
+    widest = max(text_width(str(x)) for x in xs) + 6
+    gap = width / max(len(xs) - 1, 1)
+    step = next(s for m in (1, 10, 100, 1000) for s in (m, 2 * m, 5 * m) if s * gap >= widest or s >= len(xs))
+    last = len(xs) - 1
+    wanted = [i for i in range(len(xs)) if i in (0, last) or xs[i] % step == 0]
+    picked: list[int] = []
+    for i in wanted:
+        if picked and (i - picked[-1]) * gap < widest:
+            if i != last:
+                continue
+            picked.pop()  # the last label wins over a neighbour it would overprint
+        picked.append(i)
+    return picked
+
+
 def curves(
     title: str, xs: Sequence[int], series: Sequence[tuple[str, Sequence[float]]], x_label: str = "k"
 ) -> str:
@@ -112,8 +132,11 @@ def curves(
     def px(i: int) -> float:
         return left + plot_w * i / span if len(xs) > 1 else left + plot_w / 2
 
-    for i, k in enumerate(xs):
-        label = str(k)
+    for i in tick_indices(xs, plot_w):
+        label = str(xs[i])
+        body.append(
+            f'<line x1="{px(i):.1f}" y1="{top + plot_h}" x2="{px(i):.1f}" y2="{top + plot_h + 4}" stroke="#999"/>'
+        )
         body.append(
             f'<text x="{px(i) - text_width(label) / 2:.1f}" y="{top + plot_h + 16:.1f}">{label}</text>'
         )

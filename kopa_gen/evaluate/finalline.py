@@ -16,13 +16,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from kopa_gen.evaluate.clauses import CORRECTION as _CORRECTION
+from kopa_gen.evaluate.clauses import another_reading, role_of
 from kopa_gen.evaluate.typed import (
     Stated,
     StatedDate,
     StatedList,
     StatedNumber,
     StatedText,
+    longer_name,
+    name_ends,
+    name_spellings,
     parts,
+    phrases,
     unspaced,
 )
 from kopa_gen.language.answers import (
@@ -34,7 +39,14 @@ from kopa_gen.language.answers import (
     NumberAnswer,
     TextAnswer,
 )
-from kopa_gen.language.normalize import find_dates, find_numbers, find_periods, fold, mention_pattern
+from kopa_gen.language.normalize import (
+    find_dates,
+    find_numbers,
+    find_periods,
+    fold,
+    mention_pattern,
+    normalize_text,
+)
 
 _LABEL = re.compile(
     r"^[ \t>#*+\-]*(?:\*\*|__)?[ \t]*(?:최종[ \t]*(?:답변|정답|답)|final[ \t]+answer)[ \t]*(?:\*\*|__)?[ \t]*[:：]"
@@ -48,6 +60,7 @@ _HEDGE = re.compile(r"또는|혹은|아니면|이거나|(?<![a-z])or(?![a-z])|�
 _BOUND = re.compile(
     r"(?:이상|이하|미만|초과|이내|넘게|남짓|가까이|최소|최대|at least|up to|more than|less than)"
 )
+_DIGIT = re.compile(r"\d")
 _CODE = re.compile(r"(?<![0-9A-Za-z])[0-9A-Za-z]*\d[0-9A-Za-z\-]*(?![0-9A-Za-z])")
 
 
@@ -112,6 +125,8 @@ def _number(text: str, notes: Sequence[str] = ()) -> Stated | Unread:
     m = found[0]
     if _BOUND.search(text[m.end :]) or _BOUND.search(text[: m.start]):
         return Unread(f"the final line states a bound, not a value ({text!r})")
+    if m.ranged:
+        return Unread(f"the final line states a range, not a value ({text!r})")
     declared = next((u.group("unit") for n in notes if (u := _UNIT_NOTE.search(n))), None)
     if m.unit is None and declared is not None:  # '154,329,557 (단위: 천원)'
         return StatedNumber(m.exact, declared, m.precision, f"{m.text} {declared}")
@@ -123,20 +138,40 @@ def _mentions(text: str, needle: str) -> bool:
     return bool(key) and mention_pattern(key).search(unspaced(text)) is not None
 
 
-def _text(text: str, gold: TextAnswer, pool: Sequence[Any]) -> Stated | Unread:
+def _whole(text: str, needle: str, query: str, names: Sequence[str] = ()) -> bool:
+    """Whether `text` names `needle` as a whole name: not glued after other letters, nothing but particles or the
+    copula glued after it, and no closing word it modifies (kopa_gen/evaluate/typed.py, names)."""
+    key = unspaced(needle)
+    if not key:
+        return False
+    for phrase in phrases(text, [needle]):
+        hay = normalize_text(phrase)
+        for m in mention_pattern(key).finditer(hay):
+            before = hay[m.start() - 1 : m.start()]
+            if before.isalnum() or not name_ends(hay, m.end()):
+                continue
+            if longer_name(hay, m.end(), query, names, [needle]) is None:
+                return True
+    return False
+
+
+def _text(text: str, gold: TextAnswer, pool: Sequence[Any], query: str = "") -> Stated | Unread:
     listed = parts(text)
     if len(listed) > 1:
         return StatedText(text)  # graded as several values
-    others = [str(v) for v in pool if unspaced(str(v)) not in {unspaced(s) for s in gold.spellings()}]
-    named = [s for s in gold.spellings() if _mentions(text, s)]
-    rivals = [o for o in others if _mentions(text, o) and not any(_mentions(o, s) for s in gold.spellings())]
-    if named and not rivals and unspaced(text) not in {unspaced(s) for s in gold.spellings()}:
+    spellings = name_spellings(gold, pool)
+    keys = {unspaced(s) for s in spellings}
+    others = [str(v) for v in pool if unspaced(str(v)) not in keys]
+    named = [s for s in spellings if _whole(text, s, query, [*spellings, *others])]
+    rivals = [o for o in others if _mentions(text, o) and not any(_mentions(o, s) for s in spellings)]
+    if named and not rivals and unspaced(text) not in keys:
         return StatedText(named[0])  # a sentence naming the gold and no other candidate
     return StatedText(text)
 
 
-def _names_any(text: str, gold: TextAnswer, pool: Sequence[Any]) -> bool:
-    return any(_mentions(text, str(v)) for v in [*gold.spellings(), *pool])
+def _names_any(text: str, gold: Answer, pool: Sequence[Any]) -> bool:
+    spellings = gold.spellings() if isinstance(gold, TextAnswer) else []
+    return any(_mentions(text, str(v)) for v in [*spellings, *pool])
 
 
 def _code(text: str) -> Stated | Unread:
@@ -165,22 +200,33 @@ def _date(text: str, gold: DateAnswer, year: int) -> Stated | Unread:
 
 
 def _item(
-    text: str, gold: ItemAnswer, year: int, pool: Sequence[Any], notes: Sequence[str] = ()
+    text: str, gold: ItemAnswer, year: int, pool: Sequence[Any], notes: Sequence[str] = (), query: str = ""
 ) -> Stated | Unread:
     if isinstance(gold, NumberAnswer):
         return _number(text, notes)
     if isinstance(gold, TextAnswer):
-        return _text(text, gold, pool)
+        return _text(text, gold, pool, query)
     if isinstance(gold, CodeAnswer):
         return _code(text)
     return _date(text, gold, year)
 
 
-def read_line(line: str, answer: Answer, year: int, pool: Sequence[Any] = ()) -> Stated | Unread:
+def read_line(
+    line: str, answer: Answer, year: int, pool: Sequence[Any] = (), query: str = ""
+) -> Stated | Unread:
     """One `최종 답:` line's content as a typed value."""
     main, asides = _split_asides(_DECOR.sub("", line))
     if any(_HEDGE.search(a) for a in asides) or _HEDGE.search(main):
         return Unread(f"the final line hedges between values ({line.strip()!r})")
+
+    def valued(text: str) -> list[str]:
+        return ["value"] if _DIGIT.search(text) or _names_any(text, answer, pool) else []
+
+    other = next((r for a in asides if (r := another_reading(a, valued)) is not None), None)
+    if other is not None:
+        return Unread(f"the final line answers another reading of the question too ({other!r} …)")
+    if role_of(main) == "possible":
+        return Unread(f"not committed: the final line guesses or asks ({line.strip()!r})")
     if isinstance(answer, TextAnswer) and asides and not _names_any(main, answer, pool):
         main = f"{main} {' '.join(asides)}"  # '제115조(양벌 규정)': the name stands in the aside
     text = _clean(main)
@@ -189,12 +235,12 @@ def read_line(line: str, answer: Answer, year: int, pool: Sequence[Any] = ()) ->
     if isinstance(answer, ListAnswer):
         items: list[Stated] = []
         for part in parts(text):
-            one = _item(_clean(part), answer.items[0], year, pool)
+            one = _item(_clean(part), answer.items[0], year, pool, query=query)
             if isinstance(one, Unread):
                 return one
             items.append(one)
         return StatedList(items, text)
-    return _item(text, answer, year, pool, asides)
+    return _item(text, answer, year, pool, asides, query)
 
 
 @dataclass(frozen=True)
@@ -210,7 +256,9 @@ class Final:
 _UNIT_NOTE = re.compile(r"단위\s*[:：]?\s*(?P<unit>[^\s,)）]+)")
 
 
-def read_final(message: str, answer: Answer, year: int, pool: Sequence[Any] = ()) -> Final | None:
+def read_final(
+    message: str, answer: Answer, year: int, pool: Sequence[Any] = (), query: str = ""
+) -> Final | None:
     """The committed value of a text-mode reply: its `최종 답:` line read by type; None without such a line.
     Several final lines commit only when they state the same value, or when the reply corrected itself between
     them (then the last counts)."""
@@ -218,7 +266,7 @@ def read_final(message: str, answer: Answer, year: int, pool: Sequence[Any] = ()
     if not lines:
         return None
     text = fold(message)
-    read = [read_line(line.content, answer, year, pool) for line in lines]
+    read = [read_line(line.content, answer, year, pool, query) for line in lines]
     last = read[-1]
     after = text[lines[-1].end :]
     between = text[lines[-2].end : lines[-1].end] if len(lines) > 1 else ""

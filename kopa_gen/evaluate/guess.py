@@ -103,6 +103,7 @@ def summary_line(found: list[Guess], k: int) -> str:
     one, at_k = expectation(found, k)
     small = sum(1 for g in found if g.scored and g.pool <= 5)
     return (
-        f"pool-guess expectation on these {len(found)} tasks: pass@1 {one:.4f}, pass@{k} {at_k:.4f} "
-        f"(the gold calls, then one answer-pool candidate at random; {small} task(s) have a pool of 5 or fewer)"
+        f"pool-guess expectation on these {len(found)} tasks: pass@1 {one:.4f}"
+        + (f", pass@{k} {at_k:.4f} " if k > 1 else " ")
+        + f"(the gold calls, then one answer-pool candidate at random; {small} task(s) have a pool of 5 or fewer)"
     )

@@ -18,6 +18,7 @@ import httpx
 
 from kopa_gen.evaluate.corpus import Case
 from kopa_gen.language.answers import Answer
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.task import Task
 from kopa_gen.plugins import Registry
 from kopa_gen.policies.openai import EndpointDown, EndpointError, bearer, parse_turn, post_chat
@@ -48,26 +49,20 @@ VERIFY_PROMPT = (
 JUDGES: Registry[Callable[..., OpenAIJudge]] = Registry(
     "judge", hint="register a judge class in kopa_gen/evaluate/judge.py"
 )
-"""Judges by name; each is built from endpoint settings (base_url, model, api_key_env, timeout_s, ...)."""
+"""Judges by name; each is built from `EndpointSettings` (kopa_gen/language/settings.py)."""
 
 
 @JUDGES.register("openai")
 class OpenAIJudge:
-    def __init__(
-        self,
-        base_url: str,
-        model: str,
-        api_key_env: str = "OPENAI_API_KEY",
-        timeout_s: float = 60,
-        retries: int = 3,
-        backoff_s: float = 1.0,
-    ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.model = model
-        self.api_key_env = api_key_env
-        self.timeout_s = timeout_s
-        self.retries = retries
-        self.backoff_s = backoff_s
+    """A model behind an OpenAI-compatible endpoint that answers YES or NO; its requests carry the endpoint's
+    generation settings (temperature 0 by default)."""
+
+    def __init__(self, endpoint: EndpointSettings) -> None:
+        self.endpoint = endpoint
+
+    @property
+    def model(self) -> str:
+        return self.endpoint.model
 
     @property
     def signature(self) -> str:
@@ -89,18 +84,19 @@ class OpenAIJudge:
         )
 
     async def _ask(self, content: str, down_raises: bool = False) -> bool | None:
-        key, headers = bearer(self.api_key_env)
-        body = {"model": self.model, "temperature": 0, "messages": [{"role": "user", "content": content}]}
+        e = self.endpoint
+        key, headers = bearer(e.api_key_env)
+        body = {"model": e.model, "messages": [{"role": "user", "content": content}], **e.generation.body()}
         try:
-            async with httpx.AsyncClient(headers=headers, timeout=self.timeout_s) as http:
+            async with httpx.AsyncClient(headers=headers, timeout=e.timeout_s) as http:
                 data = await post_chat(
                     http,
-                    self.base_url,
+                    e.base_url,
                     body,
                     key=key,
-                    retries=self.retries,
-                    backoff_s=self.backoff_s,
-                    call_timeout_s=self.timeout_s,
+                    retries=e.retries,
+                    backoff_s=e.backoff_s,
+                    call_timeout_s=e.timeout_s,
                 )
             text = parse_turn(data, 0).content
         except EndpointDown as exc:

@@ -1,36 +1,95 @@
 """Turning episode records into the results table (the paper's shape: per domain and overall) and into the report
-a person reads first: what ran, the runs compared as charts (per domain, per pattern, pass@k curves), a table per
-task (the Korean query, the final answer, the verdict per axis and its reason) linking to every episode's
-messages and calls."""
+a person reads first: what ran and with which settings, the runs compared as charts (per domain, per pattern,
+pass@k curves), and one table of tasks with the runs side by side (the Korean query, the expected answer, each
+run's reply, verdict and reason), which a few lines of script filter (failed only, a domain, a search) and sort.
+
+The transcripts (every episode's messages and calls) are pages of their own, one per run and task, written beside
+the report under `episodes/` and opened on demand in a frame of the report, so the report stays small (a run of
+1,800 episodes is a report of a few hundred kilobytes) and works without script, as plain links."""
 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from kopa_gen.evaluate.charts import curves, grouped_bars
 from kopa_gen.evaluate.guess import Guess, by_domain, from_manifest, summary_line
 from kopa_gen.evaluate.rundir import INFRASTRUCTURE, describe
-from kopa_gen.evaluate.stats import EpisodeResult, SummaryRow, summarize
-from kopa_gen.evaluate.transcript import anchor, episode_section, verdict
+from kopa_gen.evaluate.stats import EpisodeResult, SummaryRow, rollouts_per_seed, summarize
+from kopa_gen.evaluate.transcript import STYLE as TRANSCRIPT_STYLE
+from kopa_gen.evaluate.transcript import anchor, axis, episode_section, verdict
+from kopa_gen.language.records import RunManifest
 
 FONTS = "'Noto Sans CJK KR', 'Noto Sans KR', 'Apple SD Gothic Neo', 'Malgun Gothic', sans-serif"
 STYLE = (
-    f"body{{font-family:{FONTS};max-width:1200px;margin:2em auto;padding:0 1em;line-height:1.45}}"
+    f"body{{font-family:{FONTS};max-width:1400px;margin:2em auto;padding:0 1em;line-height:1.45}}"
     "table{border-collapse:collapse;margin:0.5em 0 1em}td,th{border:1px solid #ccc;padding:4px 8px;"
     "text-align:right;vertical-align:top}th{background:#eee;text-align:left}td.text{text-align:left;max-width:28em;"
     "overflow-wrap:anywhere}td.id{text-align:left;white-space:nowrap}.pass{color:#1a7f37}.fail{color:#c62828}.muted{color:#777}"
-    "pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f7f7;padding:6px;margin:4px 0}"
-    "pre.say{font-family:inherit;font-size:inherit}"
     ".charts{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}"
-    ".episode{border-top:1px solid #ccc;margin-top:1em}.msg{margin:6px 0 6px 0.5em}"
-    ".role{font-weight:bold;color:#555}a.ep{text-decoration:none;margin-right:2px}"
-    ":target{outline:3px solid #f0b400}"
+    "a.ep{text-decoration:none;margin-right:2px}.warn{background:#fff4e5;border:1px solid #f0b400;padding:6px 10px}"
+    ".filters{display:flex;flex-wrap:wrap;gap:14px;align-items:center;margin:0.5em 0}"
+    "td.expected{background:#f3f8f3}.reply{max-height:9em;overflow:auto}"
+    "iframe{width:100%;height:70vh;border:1px solid #ccc}"
 )
+EPISODES = "episodes"
+"""The folder beside the report that holds the transcript pages (`episodes/r<run>/<task>.html`)."""
+
+FILTER_SCRIPT = """<script>
+(() => {
+  const rows = Array.from(document.querySelectorAll('table.tasks tbody tr'));
+  const body = document.querySelector('table.tasks tbody');
+  const failed = document.getElementById('failed'), domain = document.getElementById('domain');
+  const search = document.getElementById('search'), sort = document.getElementById('sort');
+  const shown = document.getElementById('shown');
+  const apply = () => {
+    const words = search.value.trim().toLowerCase().split(/\\s+/).filter(Boolean);
+    let n = 0;
+    for (const row of rows) {
+      const text = row.textContent.toLowerCase();
+      const ok = (!failed.checked || row.dataset.failed === '1') &&
+        (!domain.value || row.dataset.domain === domain.value) && words.every(w => text.includes(w));
+      row.hidden = !ok;
+      n += ok;
+    }
+    shown.textContent = n + ' of ' + rows.length + ' tasks';
+  };
+  const order = () => {
+    const key = sort.value;
+    const sorted = rows.slice().sort((a, b) => key === 'rate'
+      ? Number(a.dataset.rate) - Number(b.dataset.rate) || a.dataset.task.localeCompare(b.dataset.task)
+      : key === 'task' ? a.dataset.task.localeCompare(b.dataset.task) : Number(a.dataset.order) - Number(b.dataset.order));
+    for (const row of sorted) body.appendChild(row);
+  };
+  for (const el of [failed, domain, search]) el.addEventListener('input', apply);
+  sort.addEventListener('input', order);
+  document.getElementById('filters').hidden = false;
+  apply();
+  // the episode frame: hidden until a mark is clicked, then brought into view, with a way back to the row
+  const box = document.getElementById('transcript-box'), back = document.getElementById('back');
+  let from = null;
+  box.hidden = true;
+  body.addEventListener('click', (event) => {
+    const mark = event.target.closest('a.ep');
+    if (!mark) return;
+    from = mark.closest('tr');
+    back.textContent = '↑ back to ' + from.dataset.task + ' in the table';
+    back.hidden = false;
+    box.hidden = false;
+    box.scrollIntoView();
+  });
+  back.addEventListener('click', (event) => {
+    event.preventDefault();
+    if (from) from.scrollIntoView({block: 'center'});
+  });
+})();
+</script>"""
 
 
 @dataclass(frozen=True)
@@ -38,7 +97,27 @@ class RunData:
     """One run folder as the report reads it: the latest record of each episode and its run.json."""
 
     records: list[dict[str, Any]]
-    manifest: dict[str, Any] = field(default_factory=dict)
+    manifest: RunManifest | None = None
+
+
+@dataclass(frozen=True)
+class Report:
+    """What `kopa-gen report` writes: report.md, report.html and the transcript pages (path under the report's
+    folder -> HTML), and the warnings it also prints."""
+
+    md: str
+    html: str
+    pages: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def write(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "report.md").write_text(self.md, encoding="utf-8")
+        (folder / "report.html").write_text(self.html, encoding="utf-8")
+        for name, page in self.pages.items():
+            path = folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(page, encoding="utf-8")
 
 
 def results(records: Sequence[dict[str, Any]], group: str = "domain") -> list[EpisodeResult]:
@@ -60,15 +139,15 @@ def results(records: Sequence[dict[str, Any]], group: str = "domain") -> list[Ep
 
 
 def full_k(records: Sequence[dict[str, Any]]) -> int:
-    """The largest k every task of the run supports: its fewest episodes. `eval` and `report` both show pass@k
-    for this k unless told otherwise, and the curves run from 1 to it."""
-    per_task = Counter(r["task"] for r in records if r.get("stop_reason") != INFRASTRUCTURE)
-    return min(per_task.values(), default=1)
+    """The k `eval` and `report` show pass@k for unless told otherwise, and the curves' last k: the rollouts per
+    seed (the fewest episodes any task has in any seed). Episodes that failed for infrastructure are not counted
+    (`results` leaves them out)."""
+    return rollouts_per_seed(results(records))
 
 
-def _guess_of(records: Sequence[dict[str, Any]], manifest: dict[str, Any] | None) -> list[Guess]:
+def _guess_of(records: Sequence[dict[str, Any]], manifest: RunManifest | None) -> list[Guess]:
     """The pool-guess figures of the run's tasks, from run.json."""
-    entry = (manifest or {}).get("pool_guess") or {}
+    entry = manifest.pool_guess if manifest is not None else {}
     tasks = {r["task"] for r in records}
     return [g for g in from_manifest(entry) if g.task in tasks]
 
@@ -100,7 +179,7 @@ def table(rows: Sequence[SummaryRow], guess: Sequence[Guess] = ()) -> str:
 
 
 def print_summary(
-    records: Sequence[dict[str, Any]], k: int | None = None, manifest: dict[str, Any] | None = None
+    records: Sequence[dict[str, Any]], k: int | None = None, manifest: RunManifest | None = None
 ) -> None:
     """The results table `kopa-gen eval` prints: the same as the report's for the same run and k."""
     k = k or full_k(records)
@@ -108,6 +187,21 @@ def print_summary(
     print(table(summarize(results(records), k=k), guess))
     if guess:
         print(summary_line(guess, k))
+    usage = token_totals(records)
+    if usage is not None:
+        print(f"tokens: {usage[0]:,} prompt, {usage[1]:,} completion over {usage[2]} episodes")
+
+
+def token_totals(records: Sequence[dict[str, Any]]) -> tuple[int, int, int] | None:
+    """(prompt, completion, episodes) summed over the episodes that recorded usage; None when none did."""
+    counted = [r["usage"] for r in records if r.get("usage")]
+    if not counted:
+        return None
+    return (
+        sum(u["prompt_tokens"] for u in counted),
+        sum(u["completion_tokens"] for u in counted),
+        len(counted),
+    )
 
 
 def failure_category(record: dict[str, Any]) -> str:
@@ -145,6 +239,10 @@ class TaskRow:
     def passed(self) -> int:
         return sum(bool(e["reward"]) for e in self.episodes)
 
+    @property
+    def expected(self) -> str:
+        return str(next((e["expected"] for e in self.episodes if e.get("expected")), "") or "")
+
 
 def task_rows(records: Sequence[dict[str, Any]]) -> list[TaskRow]:
     by_task: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -167,29 +265,77 @@ def _md_cell(text: str, limit: int = 160) -> str:
     return _one_line(text, limit).replace("|", "\\|")
 
 
-def _ids(names: Sequence[str]) -> dict[str, int]:
-    return {name: i for i, name in enumerate(names)}
+def page_name(run: int, task: str) -> str:
+    """The transcript page of one task of one run, relative to the report's folder."""
+    return f"{EPISODES}/r{run}/{re.sub(r'[^A-Za-z0-9_.-]', '-', task)}.html"
 
 
-def render_report(
-    runs: dict[str, RunData] | dict[str, list[dict[str, Any]]], k: int | None = None
-) -> tuple[str, str]:
-    """Markdown and a self-contained HTML page (UTF-8, Korean fonts, no script) for one run or several side by
-    side. `k` is the table's pass@k (default: each run's `full_k`, as `kopa-gen eval` prints it)."""
+def task_set_warnings(data: dict[str, RunData]) -> list[str]:
+    """What makes the runs' numbers incomparable: another task set, tasks only some runs have, a task whose
+    content (spec or gold fixture) differs between runs."""
+    if len(data) < 2:
+        return []
+    out: list[str] = []
+    sets = {
+        name: (run.manifest.task_set.kind, run.manifest.task_set.path) if run.manifest else None
+        for name, run in data.items()
+    }
+    if len({s for s in sets.values() if s is not None}) > 1:
+        out.append(
+            "warning: the runs are of different task sets ("
+            + "; ".join(f"{n}: {s[0]} {s[1]}" for n, s in sets.items() if s)
+            + ")"
+        )
+    ran = {name: {r["task"] for r in run.records} for name, run in data.items()}
+    common = set.intersection(*ran.values()) if ran else set()
+    apart = {name: sorted(tasks - common) for name, tasks in ran.items() if tasks - common}
+    if apart:
+        out.append(
+            f"warning: the runs differ in their tasks ({len(common)} in common); only in "
+            + "; ".join(
+                f"{n}: {len(t)} ({', '.join(t[:5])}{' ...' if len(t) > 5 else ''})" for n, t in apart.items()
+            )
+            + ". The tables compare different sets; compare the tasks all runs have"
+        )
+    hashes: dict[str, set[str]] = defaultdict(set)
+    for run in data.values():
+        if run.manifest is not None:
+            for task in common:
+                if task in run.manifest.tasks:
+                    hashes[task].add(run.manifest.tasks[task])
+    changed = sorted(t for t, h in hashes.items() if len(h) > 1)
+    if changed:
+        out.append(
+            f"warning: {len(changed)} tasks differ in content between the runs (spec or gold fixture changed): "
+            + ", ".join(changed[:10])
+            + (" ..." if len(changed) > 10 else "")
+        )
+    return out
+
+
+def render_report(runs: dict[str, RunData] | dict[str, list[dict[str, Any]]], k: int | None = None) -> Report:
+    """Markdown, an HTML page (UTF-8, Korean fonts) and the transcript pages for one run or several side by side.
+    `k` is the table's pass@k (default: each run's rollouts per seed, as `kopa-gen eval` prints it)."""
     data = {name: run if isinstance(run, RunData) else RunData(list(run)) for name, run in runs.items()}
     names = list(data)
-    index = _ids(names)
+    warnings = task_set_warnings(data)
     md = ["# KOPA-Bench report", ""]
+    md += [f"> {w}" for w in warnings] + ([""] if warnings else [])
     html = [
         "<!doctype html><html lang='ko'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'><title>KOPA-Bench report</title>",
         f"<style>{STYLE}</style></head><body><h1 id='top'>KOPA-Bench report</h1>",
+        *(f"<p class='warn'>{escape(w)}</p>" for w in warnings),
     ]
     md += _md_runs(data)
     html.append(_html_runs(data))
+    settings = _settings_rows(data)
+    if settings:
+        md += ["## Settings", "", *_md_settings(names, settings), ""]
+        html.append("<h2>Settings</h2>" + _html_settings(names, settings))
     html.append("<h2>Comparison</h2>")
     html.append(_comparison_charts(data))
-    for name, run in data.items():
+    for i, (name, run) in enumerate(data.items()):
         records = run.records
         if not records:
             md += [f"## {name}", "", "no episodes", ""]
@@ -197,7 +343,6 @@ def render_report(
             continue
         rows = summarize(results(records), k=k or full_k(records))
         failures = Counter(failure_category(r) for r in records)
-        tasks = task_rows(records)
         guess = _guess_of(records, run.manifest)
         md += [f"## {name}", "", table(rows, guess), ""]
         md += [
@@ -206,8 +351,7 @@ def render_report(
             *[f"| {c} | {n} |" for c, n in failures.most_common()],
             "",
         ]
-        md += _md_tasks(index[name], tasks)
-        html.append(f"<h2 id='run-{index[name]}'>{escape(name)}</h2>")
+        html.append(f"<h2 id='run-{i}'>{escape(name)}</h2>")
         html.append(_html_table(rows, guess))
         html.append(
             "<div class='charts'>"
@@ -220,52 +364,145 @@ def render_report(
             )
             + "</div>"
         )
-        html.append(_html_tasks(index[name], tasks))
-    html.append("<h2>Episodes</h2>")
-    for name, run in data.items():
-        for row in task_rows(run.records):
-            html += [episode_section(index[name], name, e) for e in row.episodes]
+    per_run = {name: {row.task: row for row in task_rows(run.records)} for name, run in data.items()}
+    md += _md_tasks(names, per_run)
+    html.append("<h2 id='tasks'>Tasks</h2>")
+    html.append(_html_tasks(names, per_run))
+    html.append(
+        "<div id='transcript-box'><h2 id='transcript'>Episode</h2><p class='muted'>Click a ✓ or ✗ above to open "
+        "an episode here (its messages and calls). <a href='#tasks' id='back' hidden>↑ back to the table</a></p>"
+        "<iframe name='transcript' title='episode'></iframe></div>"
+    )
+    html.append(FILTER_SCRIPT)
     html.append("</body></html>")
-    return "\n".join(md) + "\n", "\n".join(html) + "\n"
+    pages = {
+        page_name(i, task): _transcript_page(i, name, row)
+        for i, name in enumerate(names)
+        for task, row in per_run[name].items()
+    }
+    return Report("\n".join(md) + "\n", "\n".join(html) + "\n", pages, warnings)
+
+
+def _transcript_page(run: int, name: str, row: TaskRow) -> str:
+    head = (
+        "<!doctype html><html lang='ko'><head><meta charset='utf-8'>"
+        f"<title>{escape(name)} · {escape(row.task)}</title><style>{STYLE}{TRANSCRIPT_STYLE}</style></head><body>"
+    )
+    intro = (
+        f"<h2 id='top'>{escape(name)} · {escape(row.task)}</h2><p>{escape(row.query)}</p>"
+        f"<p><b>expected</b>: {escape(row.expected or '-')} · passed {row.passed}/{len(row.episodes)}</p>"
+    )
+    return head + intro + "\n".join(episode_section(run, name, e) for e in row.episodes) + "</body></html>\n"
 
 
 def _what_ran(run: RunData) -> tuple[str, str, str]:
     m = run.manifest
-    if not m.get("task_set"):
+    if m is None:
         return "(no run.json)", "-", "-"
-    ts = m["task_set"]
-    versions = ", ".join(m.get("code_versions") or []) or "-"
-    plan = f"seeds {m.get('seeds')}, rollouts {m.get('rollouts')}, task set {str(ts.get('hash', ''))[:12]}"
+    versions = ", ".join(m.code_versions) or "-"
+    plan = f"seeds {m.seeds}, rollouts {m.rollouts}, task set {m.task_set.hash[:12]}"
     return describe(m), plan, versions
 
 
 def _md_runs(data: dict[str, RunData]) -> list[str]:
     lines = [
-        "| run | what ran | plan | code | episodes | failed-infrastructure |",
-        "|---|---|---|---|---|---|",
+        "| run | what ran | plan | code | episodes | failed-infrastructure | tokens (prompt / completion) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, run in data.items():
         what, plan, code = _what_ran(run)
         down = sum(r.get("stop_reason") == INFRASTRUCTURE for r in run.records)
-        lines.append(f"| {name} | {_md_cell(what)} | {plan} | {code} | {len(run.records)} | {down} |")
+        lines.append(
+            f"| {name} | {_md_cell(what)} | {plan} | {code} | {len(run.records)} | {down} | {_tokens(run.records)} |"
+        )
     return [*lines, ""]
 
 
+def _tokens(records: Sequence[dict[str, Any]]) -> str:
+    usage = token_totals(records)
+    if usage is None:
+        return "-"
+    prompt, completion, n = usage
+    return f"{prompt:,} / {completion:,} ({n} episodes)"
+
+
 def _html_runs(data: dict[str, RunData]) -> str:
-    head = "".join(
-        f"<th>{h}</th>" for h in ("run", "what ran", "plan", "code", "episodes", "failed-infrastructure")
+    names = (
+        "run",
+        "what ran",
+        "plan",
+        "code",
+        "episodes",
+        "failed-infrastructure",
+        "tokens (prompt / completion)",
     )
+    head = "".join(f"<th>{h}</th>" for h in names)
     body = []
     for i, (name, run) in enumerate(data.items()):
         what, plan, code = _what_ran(run)
         down = sum(r.get("stop_reason") == INFRASTRUCTURE for r in run.records)
-        cells = [f"<a href='#run-{i}'>{escape(name)}</a>", escape(what), escape(plan), escape(code)]
+        cells = [escape(what), escape(plan), escape(code)]
         body.append(
-            "<tr>"
+            f"<tr><td class='id'><a href='#run-{i}'>{escape(name)}</a></td>"
             + "".join(f"<td class='text'>{c}</td>" for c in cells)
-            + f"<td>{len(run.records)}</td><td class='{'fail' if down else ''}'>{down}</td></tr>"
+            + f"<td>{len(run.records)}</td><td class='{'fail' if down else ''}'>{down}</td>"
+            + f"<td>{escape(_tokens(run.records))}</td></tr>"
         )
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+
+
+def _flat(prefix: str, value: Any, out: dict[str, str]) -> None:
+    if isinstance(value, dict) and value and prefix not in ("generation.extra_body",):
+        for key, inner in value.items():
+            _flat(f"{prefix}.{key}" if prefix else key, inner, out)
+    else:
+        out[prefix] = (
+            "-" if value is None else str(value if not isinstance(value, dict | list) else _json(value))
+        )
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _settings_rows(data: dict[str, RunData]) -> dict[str, dict[str, str]]:
+    """setting -> run -> value: the tool-result budget, the endpoint's and the agent's settings of each run."""
+    rows: dict[str, dict[str, str]] = defaultdict(dict)
+    for name, run in data.items():
+        m = run.manifest
+        if m is None:
+            continue
+        flat: dict[str, str] = {"tool_result_chars": str(m.tool_result_chars or "no cut")}
+        if m.endpoint is not None:
+            _flat("", m.endpoint.model_dump(mode="json", exclude={"api_key_env"}), flat)
+        if m.agent is not None:
+            _flat("agent", m.agent.model_dump(mode="json"), flat)
+        if m.judge is not None:
+            flat["judge"] = f"{m.judge.endpoint.model} at {m.judge.endpoint.base_url} ({m.judge.rubric})"
+        for key, value in flat.items():
+            rows[key][name] = value
+    return rows if any(len(v) for v in rows.values()) else {}
+
+
+def _md_settings(names: list[str], rows: dict[str, dict[str, str]]) -> list[str]:
+    lines = ["| setting | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for key, values in rows.items():
+        lines.append(f"| {key} | " + " | ".join(_md_cell(values.get(n, "-"), 80) for n in names) + " |")
+    return lines
+
+
+def _html_settings(names: list[str], rows: dict[str, dict[str, str]]) -> str:
+    head = "<tr><th>setting</th>" + "".join(f"<th>{escape(n)}</th>" for n in names) + "</tr>"
+    body = []
+    for key, values in rows.items():
+        differ = len({values.get(n, "-") for n in names}) > 1
+        cells = "".join(
+            f"<td class='text{' fail' if differ else ''}'>{escape(values.get(n, '-'))}</td>" for n in names
+        )
+        body.append(f"<tr><td class='id'>{escape(key)}</td>{cells}</tr>")
+    return f"<table>{head}{''.join(body)}</table>"
 
 
 def _comparison_charts(data: dict[str, RunData]) -> str:
@@ -314,62 +551,108 @@ def _comparison_charts(data: dict[str, RunData]) -> str:
     series = []
     for name, recs in runs.items():
         n = full_k(recs)
+        scored = results(recs)
         series.append(
-            (
-                name,
-                [
-                    summarize(results(recs), k=k)[-1].pass_at_k if k <= n else math.nan
-                    for k in range(1, top + 1)
-                ],
-            )
+            (name, [summarize(scored, k=k)[-1].pass_at_k if k <= n else math.nan for k in range(1, top + 1)])
         )
-    charts.append(curves("pass@k (all tasks)", list(range(1, top + 1)), series))
+    charts.append(curves("pass@k (all tasks, per seed)", list(range(1, top + 1)), series))
     return "<div class='charts'>" + "".join(charts) + "</div>"
 
 
-def _md_tasks(run: int, tasks: Sequence[TaskRow]) -> list[str]:
-    lines = [
-        "| task | query | passed | final answer | RESPONSE | ENVIRONMENT | reason | episodes |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for row in tasks:
-        shown = row.shown
-        r, e = verdict(shown)
-        links = " ".join(
-            f"[{'✓' if ep['reward'] else '✗'}](report.html#{anchor(run, str(ep['key']))})"
-            for ep in row.episodes
-        )
-        lines.append(
-            f"| {row.task} | {_md_cell(row.query)} | {row.passed}/{len(row.episodes)} "
-            f"| {_md_cell(str(shown.get('final_message') or ''), 100)} | {r} | {e} "
-            f"| {_md_cell(str(shown.get('reason') or ''), 120)} | {links} |"
-        )
+def _marks_md(run: int, row: TaskRow) -> str:
+    page = page_name(run, row.task)
+    return " ".join(
+        f"[{'✓' if e['reward'] else '✗'}]({page}#{anchor(run, str(e['key']))})" for e in row.episodes
+    )
+
+
+def _md_tasks(names: list[str], per_run: dict[str, dict[str, TaskRow]]) -> list[str]:
+    head = "| task | query | expected |"
+    rule = "|---|---|---|"
+    for name in names:
+        head += f" {name}: passed | reply | RESPONSE | ENVIRONMENT | reason | episodes |"
+        rule += "---|---|---|---|---|---|"
+    lines = ["## Tasks", "", head, rule]
+    for task in _task_order(per_run):
+        first = next(rows[task] for rows in per_run.values() if task in rows)
+        line = f"| {task} | {_md_cell(first.query)} | {_md_cell(first.expected or '-', 240)} |"
+        for i, name in enumerate(names):
+            row = per_run[name].get(task)
+            if row is None:
+                line += " - | - | - | - | - | - |"
+                continue
+            shown = row.shown
+            r, e = verdict(shown)
+            line += (
+                f" {row.passed}/{len(row.episodes)} | {_md_cell(str(shown.get('final_message') or ''), 100)} "
+                f"| {r} | {e} | {_md_cell(str(shown.get('reason') or ''), 120)} | {_marks_md(i, row)} |"
+            )
+        lines.append(line)
     return [*lines, ""]
 
 
-def _html_tasks(run: int, tasks: Sequence[TaskRow]) -> str:
-    head = "".join(
-        f"<th>{h}</th>"
-        for h in ("task", "query", "passed", "final answer", "RESPONSE", "ENVIRONMENT", "reason", "episodes")
+def _task_order(per_run: dict[str, dict[str, TaskRow]]) -> list[str]:
+    rows = {task: row for runs in per_run.values() for task, row in runs.items()}
+    return sorted(rows, key=lambda t: (rows[t].domain, t))
+
+
+def _html_tasks(names: list[str], per_run: dict[str, dict[str, TaskRow]]) -> str:
+    order = _task_order(per_run)
+    domains = sorted({row.domain for rows in per_run.values() for row in rows.values()})
+    options = "".join(f"<option value='{escape(d)}'>{escape(d)}</option>" for d in domains)
+    filters = (
+        "<div class='filters' id='filters' hidden>"
+        "<label><input type='checkbox' id='failed'> failed only</label>"
+        f"<label>domain <select id='domain'><option value=''>all</option>{options}</select></label>"
+        "<label>search <input type='search' id='search' placeholder='task, query, answer, reason'></label>"
+        "<label>sort <select id='sort'><option value='domain'>by domain</option><option value='task'>by task"
+        "</option><option value='rate'>by pass rate</option></select></label><span id='shown' class='muted'>"
+        "</span></div>"
     )
+    head = "<tr><th>task</th><th>query</th><th>expected</th>"
+    head += "".join(f"<th>{escape(n)}</th>" for n in names) + "</tr>"
     body = []
-    for row in tasks:
-        shown = row.shown
-        r, e = verdict(shown)
-        links = "".join(
-            f"<a class='ep {'pass' if ep['reward'] else 'fail'}' href='#{anchor(run, str(ep['key']))}' "
-            f"title='seed {ep['seed']} rollout {ep['rollout']}'>{'✓' if ep['reward'] else '✗'}</a>"
-            for ep in row.episodes
-        )
-        ok = "pass" if row.passed == len(row.episodes) else "fail" if row.passed == 0 else ""
+    for position, task in enumerate(order):
+        first = next(rows[task] for rows in per_run.values() if task in rows)
+        cells = []
+        failed = False
+        rates = []
+        for i, name in enumerate(names):
+            row = per_run[name].get(task)
+            if row is None:
+                cells.append("<td class='muted text'>not run</td>")
+                continue
+            failed |= row.passed < len(row.episodes)
+            rates.append(row.passed / len(row.episodes))
+            cells.append(_run_cell(i, row))
+        rate = min(rates, default=0.0)
         body.append(
-            f"<tr><td class='id'><a href='#{anchor(run, str(shown['key']))}'>{escape(row.task)}</a></td>"
-            f"<td class='text'>{escape(row.query)}</td><td class='{ok}'>{row.passed}/{len(row.episodes)}</td>"
-            f"<td class='text'>{escape(_one_line(str(shown.get('final_message') or ''), 300))}</td>"
-            f"<td class='{r}'>{r}</td><td class='{e}'>{e}</td>"
-            f"<td class='text'>{escape(str(shown.get('reason') or ''))}</td><td class='text'>{links}</td></tr>"
+            f"<tr data-task='{escape(task)}' data-domain='{escape(first.domain)}' data-failed='{int(failed)}' "
+            f"data-rate='{rate:.4f}' data-order='{position}'><td class='id'>{escape(task)}<br>"
+            f"<span class='muted'>{escape(first.domain)}</span></td><td class='text'>{escape(first.query)}</td>"
+            f"<td class='text expected'>{escape(first.expected or '-')}</td>{''.join(cells)}</tr>"
         )
-    return f"<table class='tasks'><tr>{head}</tr>{''.join(body)}</table>"
+    table_html = f"<table class='tasks'><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
+    return filters + table_html
+
+
+def _run_cell(run: int, row: TaskRow) -> str:
+    shown = row.shown
+    r, e = verdict(shown)
+    page = page_name(run, row.task)
+    marks = "".join(
+        f"<a class='ep {'pass' if ep['reward'] else 'fail'}' target='transcript' "
+        f"href='{page}#{anchor(run, str(ep['key']))}' title='seed {ep['seed']} rollout {ep['rollout']}'>"
+        f"{'✓' if ep['reward'] else '✗'}</a>"
+        for ep in row.episodes
+    )
+    ok = "pass" if row.passed == len(row.episodes) else "fail" if row.passed == 0 else ""
+    reply = escape(_one_line(str(shown.get("final_message") or ""), 300))
+    return (
+        f"<td class='text'><b class='{ok}'>{row.passed}/{len(row.episodes)}</b> {marks}"
+        f"<div class='reply'>{reply}</div><div class='muted'>{axis('RESPONSE', r)} · {axis('ENVIRONMENT', e)} · "
+        f"{escape(str(shown.get('reason') or ''))}</div></td>"
+    )
 
 
 def _html_table(rows: Sequence[SummaryRow], guess: Sequence[Guess] = ()) -> str:

@@ -35,12 +35,24 @@ from typing import Any, Literal, Protocol, assert_never
 
 from pydantic import Field
 
-from kopa_gen.evaluate.clauses import Reading, evidence_free, read, sentence_texts, withholds
+from kopa_gen.evaluate.clauses import Reading, another_reading, evidence_free, read, sentence_texts, withholds
 from kopa_gen.evaluate.clauses import role_of as clause_role
 from kopa_gen.evaluate.clauses import sentences as clause_sentences
 from kopa_gen.evaluate.finalline import Unread, read_final
 from kopa_gen.evaluate.submission import grade_submissions
-from kopa_gen.evaluate.typed import Stated, StatedDate, StatedList, StatedNumber, grade, grade_number, parts
+from kopa_gen.evaluate.typed import (
+    Stated,
+    StatedDate,
+    StatedList,
+    StatedNumber,
+    grade,
+    grade_number,
+    longer_name,
+    name_ends,
+    name_spellings,
+    parts,
+    phrases,
+)
 from kopa_gen.language.answers import Answer, CodeAnswer, DateAnswer, ListAnswer, NumberAnswer, TextAnswer
 from kopa_gen.language.kopa import StrictModel
 from kopa_gen.language.normalize import (
@@ -283,14 +295,6 @@ def _unspaced(needle: str) -> str:
     return normalize_text(needle).replace(" ", "")
 
 
-# what may follow a name in the same word: a particle or copula ('하동군에서', '하동군입니다'), a counter after a
-# number ('504번'); anything else makes it another, longer name ('현재디자인테크' is not '현재디자인')
-_NAME_GOES_ON = re.compile(
-    r"[가-힣](?<!이|가|은|는|을|를|의|에|와|과|도|만|로|으|라|인|임|일|나|까|부|보|처|였|께|씨|님|측|요|야|고|란|뿐|밖|랑"
-    r"|번|호|입|예|께|한|마|조|쪽|엔|든|며|서|다)"
-)
-
-
 # a name glued after Hangul is the end of a longer name ('환경부' in '기후에너지환경부')
 _NAME_CAME_ON = re.compile(r"[가-힣]$")
 
@@ -298,7 +302,8 @@ _NAME_CAME_ON = re.compile(r"[가-힣]$")
 def _mentions(text: str, needles: Sequence[str]) -> list[tuple[int, int, str]]:
     """(start, end, needle) of every mention in normalized `text`, spaces optional; a mention inside a longer
     mention of another needle is dropped ('과학' inside '지구과학'), and so is one that runs on into a longer word
-    ('현재디자인' in '현재디자인테크', '환경부' in '기후에너지환경부')."""
+    ('현재디자인' in '현재디자인테크', '환경부' in '기후에너지환경부', '하동군' in '하동군의회': kopa_gen/evaluate/typed.py,
+    `name_ends`)."""
     hay = normalize_text(text)
     letters = set(hay)
     found: list[tuple[int, int, str]] = []
@@ -309,7 +314,7 @@ def _mentions(text: str, needles: Sequence[str]) -> list[tuple[int, int, str]]:
         found += [
             (m.start(), m.end(), needle)
             for m in mention_pattern(key).finditer(hay)
-            if not _NAME_GOES_ON.match(hay, m.end()) and not _NAME_CAME_ON.search(hay, 0, m.start())
+            if name_ends(hay, m.end()) and not _NAME_CAME_ON.search(hay, 0, m.start())
         ]
     return [
         f
@@ -366,9 +371,9 @@ def _main(span: AnswerSpan, has: Any) -> str:
     return main if has(main) else span.text
 
 
-def number_matches(stated: NumberMatch, gold: NumberAnswer) -> tuple[bool, str]:
+def number_matches(stated: NumberMatch, gold: NumberAnswer, pool: Sequence[Any] = ()) -> tuple[bool, str]:
     """The typed number rule (kopa_gen/evaluate/typed.py), for a number found in prose."""
-    graded = grade_number(StatedNumber(stated.exact, stated.unit, stated.precision, stated.text), gold)
+    graded = grade_number(StatedNumber(stated.exact, stated.unit, stated.precision, stated.text), gold, pool)
     return graded.passed, graded.reason
 
 
@@ -409,14 +414,17 @@ def _labelled(options: Sequence[tuple[str, Any]], query: str) -> Any | None:
 
 
 def _bounded(text: str, m: NumberMatch) -> bool:
-    return bool(_BOUND_AFTER.match(text[m.end :]) or _BOUND_BEFORE.search(text[: m.start]))
+    """A bound ('이상', '최대') or a range word ('안팎', '내외', '22,000원대', '20여 개') around the number."""
+    return m.ranged or bool(_BOUND_AFTER.match(text[m.end :]) or _BOUND_BEFORE.search(text[: m.start]))
 
 
 def _where_of(m: Any) -> tuple[int, int]:
     return (m.start, m.end) if hasattr(m, "start") and isinstance(m.start, int) else (m[0], m[1])
 
 
-def _score_number(span: AnswerSpan, gold: NumberAnswer, query: str = "") -> ResponseVerdict:
+def _score_number(
+    span: AnswerSpan, gold: NumberAnswer, query: str = "", pool: Sequence[Any] = ()
+) -> ResponseVerdict:
     body = evidence_free(span.text)
     calendar = not _amounts(body)  # no amount at all: a year or a day may be the number stated
     everything = _amounts(body, calendar)
@@ -466,7 +474,12 @@ def _score_number(span: AnswerSpan, gold: NumberAnswer, query: str = "") -> Resp
         shown = " | ".join(m.text for m in beside)
         return _verdict(False, shown, "states several values (a list or a range), not one", span)
     if _bounded(clause, stated):
-        return _verdict(False, stated.text, "states a bound (이상, 이하, 최대, ...), not a value", span)
+        return _verdict(
+            False,
+            stated.text,
+            "states a bound or a range (이상, 최대, 안팎, 내외, …대, …여), not a value",
+            span,
+        )
     lines = [s for s in sentence_texts(body) if compatible(s)]
     if len(lines) >= 2 and all(_bare(s, [(m.start, m.end) for m in compatible(s)]) for s in lines):
         return _verdict(False, " | ".join(lines), "lists values line by line, not one", span)
@@ -475,7 +488,7 @@ def _score_number(span: AnswerSpan, gold: NumberAnswer, query: str = "") -> Resp
         return _verdict(
             False, stated.text, f"hedges: {rivals[0].text!r} is offered as a possibility too", span
         )
-    ok, why = number_matches(stated, gold)
+    ok, why = number_matches(stated, gold, pool)
     return _verdict(ok, stated.text, why, span)
 
 
@@ -525,9 +538,10 @@ def _score_date(span: AnswerSpan, gold: DateAnswer, year: int) -> ResponseVerdic
     )
 
 
-def _score_text(span: AnswerSpan, gold: TextAnswer, pool: Sequence[Any]) -> ResponseVerdict:
+def _score_text(span: AnswerSpan, gold: TextAnswer, pool: Sequence[Any], query: str = "") -> ResponseVerdict:
     others = _distractors(gold, pool)
-    needles = [*gold.spellings(), *others]
+    spellings = name_spellings(gold, pool)
+    needles = [*spellings, *others]
 
     def named(text: str) -> list[tuple[int, int, str]]:
         return _mentions(text, needles)
@@ -564,10 +578,19 @@ def _score_text(span: AnswerSpan, gold: TextAnswer, pool: Sequence[Any]) -> Resp
     lines = [t for t in sentence_texts(body) if named(t)]
     if len(lines) >= 2 and all(_bare_name(t, named(t)) for t in lines):
         return _verdict(False, shown, "lists names line by line, not one", span)
-    said = _predicate(reading.clause)
-    tail = " ".join(without_asides(reading.clause).split()[-3:])
-    if said is not None and _same_kind(said, gold) and not _mentions(tail, gold.spellings()):
-        return _verdict(False, shown, f"its answer is {said!r}, not {gold.value!r}", span)
+    for stated in dict.fromkeys((reading.clause, reading.sentence)):  # the clause, and how its sentence ends
+        said = _predicate(stated)
+        tail = " ".join(without_asides(stated).split()[-3:])
+        if said is not None and _same_kind(said, gold) and not _mentions(tail, spellings):
+            return _verdict(False, shown, f"its answer is {said!r}, not {gold.value!r}", span)
+    for phrase in phrases(reading.clause, spellings):
+        hay = normalize_text(phrase)
+        for _, end, name in _mentions(phrase, spellings):
+            word = longer_name(hay, end, query, needles, spellings)
+            if word is not None:
+                return _verdict(
+                    False, shown, f"its answer is {name} {word}, a longer name than {gold.value!r}", span
+                )
     return _verdict(True, shown, f"names {golds[0][2]!r} and no other candidate", span)
 
 
@@ -683,11 +706,11 @@ def score_response(
     if pasted(rest) or not rest.strip():
         return _verdict(False, span.text[:80], "pasted data (JSON/XML), not a stated answer", span)
     if isinstance(answer, NumberAnswer):
-        return _score_number(span, answer, query)
+        return _score_number(span, answer, query, distractors)
     if isinstance(answer, DateAnswer):
         return _score_date(span, answer, reference_year)
     if isinstance(answer, TextAnswer):
-        return _score_text(span, answer, distractors)
+        return _score_text(span, answer, distractors, query)
     if isinstance(answer, ListAnswer):
         if isinstance(answer.items[0], TextAnswer):
             return _score_text_list(span, answer, distractors)
@@ -712,7 +735,7 @@ def score_text(
     """Text mode: the reply's `최종 답:` line, read by type and graded as a submission is
     (kopa_gen/evaluate/finalline.py); without that line, the sentence rules (`score_response`). When the rules are
     unsure they fail and say "unreadable"."""
-    final = read_final(message, answer, reference_year, pool)
+    final = read_final(message, answer, reference_year, pool, query)
     if final is None:
         verdict = score_response(message, answer, reference_year, pool, query)
         if not verdict.readable:
@@ -752,6 +775,9 @@ def _reopened(after: str, answer: Answer, year: int, pool: Sequence[Any]) -> str
     """Why what a reply wrote after its final line takes that line back: a correction that states a value, or a
     possibility that offers another ('…17개일 가능성도 있으니')."""
     answer = _codes_as_text(answer)
+    other = another_reading(after, lambda t: _candidates(t, answer, year, pool))
+    if other is not None:
+        return f"answers another reading of the question after its final line ({other!r} …)"
     correcting = False
     for s in clause_sentences(after):
         for clause in s.clauses:

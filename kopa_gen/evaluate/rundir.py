@@ -1,10 +1,12 @@
 """A run folder (`runs/<name>`): `run.json` says what ran, `episodes.jsonl` holds one scored episode a line, and a
 lock file keeps one writer at a time.
 
-A folder holds one run: one task set (the benchmark or one task dir, each task's content hashed), one policy
-with its options, one world. Resuming with the same set adds episodes (more seeds, more rollouts, more tasks of
-the set); anything else is refused, so two sets or two policies never mix and an episode recorded for another
-version of a task is never taken as done. Later lines supersede earlier ones with the same key (an episode that
+A folder holds one run: one task set (the benchmark or one task dir, each task's content hashed), one policy,
+one plan (answer mode, seeds, rollouts, the tool-result budget, the model's endpoint and agent settings), one
+world. Resuming with the same plan adds the missing episodes (more tasks of the set may join); anything else is
+refused naming the difference, so two sets, policies or plans never mix (a pass@4 over rollouts of two
+temperatures, or of 4 and 1 rollouts) and an episode recorded for another version of a task is never taken as
+done. Later lines supersede earlier ones with the same key (an episode that
 failed for infrastructure and was run again), and a line that is not JSON (a crash mid-write) is skipped with a
 warning, so its episode is simply run again."""
 
@@ -20,18 +22,26 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import kopa_gen
 from kopa_gen.client.errors import redact
 from kopa_gen.language.diagnostics import UserError
-from kopa_gen.language.records import EpisodeRecord, RecordError, check_record
+from kopa_gen.language.records import (
+    MANIFEST_FORMAT,
+    EpisodeRecord,
+    RecordError,
+    RunManifest,
+    check_manifest,
+    check_record,
+)
+from kopa_gen.language.settings import public_url as public_url
 from kopa_gen.processes import alive, hold_in_this_process_only, release
 
-MANIFEST_FORMAT = 2
 INFRASTRUCTURE = "infrastructure"
-"""The stop reason of an episode whose model endpoint was down (connection refused, time-outs, 5xx, 429 after
-every retry): recorded as failed-infrastructure, counted as a fail, and run again when the run is resumed."""
+"""The stop reason of an episode the environment failed (the model endpoint down: connection refused, time-outs,
+5xx, 429 after every retry; a platform or the sandbox failing past every retry; a world that cannot be opened):
+recorded as failed-infrastructure, left out of the scores (counted apart in the report) and run again when the
+run is resumed."""
 
 
 class RunFolderError(UserError):
@@ -161,14 +171,6 @@ def _holder(written: str, path: Path) -> str:
     )
 
 
-def public_url(url: str) -> str:
-    """A base URL fit to write down: no user info, query or fragment (where keys sometimes travel)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
 def task_hash(task: Any, fixture: dict[str, Any]) -> str:
     """SHA-256 of a task's spec and its gold fixture (canonical JSON): a changed task or world changes it."""
     body = json.dumps(
@@ -204,37 +206,56 @@ def code_version(root: Path) -> str:
     return version
 
 
-# The fields that make a run what it is: resuming with any of them different would mix two runs in one folder.
-IDENTITY = ("task_set", "policy", "policy_options", "answer_mode", "live", "world_seed", "judge")
+# The fields that make a run what it is, with the flag that sets each: resuming with any of them different would
+# mix two runs in one folder.
+PLAN: dict[str, str] = {
+    "task_set": "--task-dir",
+    "policy": "--policy",
+    "answer_mode": "--answer-mode",
+    "seeds": "--seeds",
+    "rollouts": "--rollouts",
+    "tool_result_chars": "--tool-result-chars",
+    "endpoint": "the model's flags",
+    "agent": "the agent's flags",
+    "live": "--live",
+    "world_seed": "the world (specs/world)",
+    "judge": "the judge's flags",
+}
 
 
-def _identity(manifest: dict[str, Any], name: str) -> Any:
-    value = manifest.get(name)
-    if name == "task_set" and isinstance(value, dict):  # which set, not which of its tasks ran so far
-        return {k: v for k, v in value.items() if k != "hash"}
-    if name in ("policy_options", "judge") and isinstance(
-        value, dict
-    ):  # the model, wherever it is served now
-        return {k: v for k, v in value.items() if k != "base_url"}
-    return value
+def _plan(manifest: RunManifest) -> dict[str, Any]:
+    data = manifest.model_dump(mode="json", include=set(PLAN))
+    data["task_set"].pop("hash")  # which set, not which of its tasks ran so far
+    for name in ("endpoint", "judge"):  # the model, wherever it is served now
+        block = data[name]
+        if isinstance(block, dict):
+            (block.get("endpoint") or block).pop("base_url", None)
+    return data
 
 
-def describe(manifest: dict[str, Any]) -> str:
-    ts = manifest.get("task_set") or {}
-    where = "the benchmark" if ts.get("kind") == "benchmark" else f"task dir {ts.get('path')}"
-    options = manifest.get("policy_options") or {}
-    who = f"policy {manifest.get('policy')}"
-    if options.get("model"):
-        who += f" (model {options['model']} at {options.get('base_url')})"
-    mode = manifest.get("answer_mode")
-    return f"{who} on {where}" + (f", answering in {mode} mode" if mode else "")
+def _difference(old: Any, new: Any, path: str) -> tuple[str, Any, Any] | None:
+    """The first leaf where two plans differ: its dotted path and both values."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in [*old, *(k for k in new if k not in old)]:
+            found = _difference(old.get(key), new.get(key), f"{path}.{key}" if path else key)
+            if found:
+                return found
+        return None
+    return None if old == new else (path, old, new)
 
 
-def merge(
-    folder: Path, old: dict[str, Any] | None, new: dict[str, Any], has_episodes: bool
-) -> dict[str, Any]:
+def describe(manifest: RunManifest) -> str:
+    ts = manifest.task_set
+    where = "the benchmark" if ts.kind == "benchmark" else f"task dir {ts.path}"
+    who = f"policy {manifest.policy}"
+    if manifest.endpoint is not None:
+        who += f" (model {manifest.endpoint.model} at {manifest.endpoint.base_url})"
+    return f"{who} on {where}, answering in {manifest.answer_mode} mode"
+
+
+def merge(folder: Path, old: RunManifest | None, new: RunManifest, has_episodes: bool) -> RunManifest:
     """The manifest to write for a run about to start in `folder`, or RunFolderError when its episodes would
-    mix with another run's."""
+    mix with another run's (the message names the first difference and the flag that sets it)."""
     if old is None or not has_episodes:
         if has_episodes:
             raise RunFolderError(
@@ -242,43 +263,42 @@ def merge(
                 f"(or delete {folder})"
             )
         return new
-    if old.get("format") != MANIFEST_FORMAT:
+    found = _difference(_plan(old), _plan(new), "")
+    if found is not None:
+        where, was, now = found
+        flag = PLAN[where.split(".")[0]]
+        same = describe(old) == describe(new)
         raise RunFolderError(
-            f"{folder} was written by an older kopa-gen whose run.json does not say which tasks ran; "
-            f"give another --out (or delete {folder})"
+            f"{folder} holds a run of {describe(old)}"
+            + ("" if same else f" and this is {describe(new)}")
+            + f": {where} = {json.dumps(was, ensure_ascii=False)} there, {json.dumps(now, ensure_ascii=False)} "
+            f"here; run it with the same {flag} to resume, or give another --out"
         )
-    for name in IDENTITY:
-        if _identity(old, name) != _identity(new, name):
-            raise RunFolderError(
-                f"{folder} holds a run of {describe(old)} and this is {describe(new)} "
-                f"({name} differs); give another --out"
-            )
-    changed = sorted(t for t, h in new["tasks"].items() if old["tasks"].get(t, h) != h)
+    changed = sorted(t for t, h in new.tasks.items() if old.tasks.get(t, h) != h)
     if changed:
         raise RunFolderError(
             f"{folder} holds episodes of another version of task {', '.join(changed)} (spec or gold fixture "
             "changed since); give another --out"
         )
-    tasks = {**old["tasks"], **new["tasks"]}
-    versions = list(old.get("code_versions") or [])
-    if new["code_versions"][0] not in versions:
-        versions.append(new["code_versions"][0])
-    endpoints = list(old.get("endpoints") or [])
-    endpoints += [url for url in new.get("endpoints") or [] if url not in endpoints]
-    return {
-        **new,
-        "task_set": {**new["task_set"], "hash": set_hash(tasks)},
-        "tasks": dict(sorted(tasks.items())),
-        "seeds": sorted(set(old.get("seeds") or []) | set(new["seeds"])),
-        "rollouts": max(int(old.get("rollouts") or 0), new["rollouts"]),
-        "code_versions": versions,
-        "endpoints": endpoints,
-        "pool_guess": {**(old.get("pool_guess") or {}), **(new.get("pool_guess") or {})},
-    }
+    tasks = {**old.tasks, **new.tasks}
+    versions = list(old.code_versions)
+    versions += [v for v in new.code_versions if v not in versions]
+    endpoints = list(old.endpoints)
+    endpoints += [url for url in new.endpoints if url not in endpoints]
+    return new.model_copy(
+        update={
+            "task_set": new.task_set.model_copy(update={"hash": set_hash(tasks)}),
+            "tasks": dict(sorted(tasks.items())),
+            "code_versions": versions,
+            "endpoints": endpoints,
+            "pool_guess": {**old.pool_guess, **new.pool_guess},
+        }
+    )
 
 
-def read_manifest(folder: Path) -> dict[str, Any] | None:
-    """The folder's run.json, None when there is none; RunFolderError when it is not a run manifest at all."""
+def read_manifest(folder: Path) -> RunManifest | None:
+    """The folder's run.json, validated; None without one; RunFolderError when it is not a run manifest at all
+    or not a valid one (naming the file and the field)."""
     path = folder / "run.json"
     if not path.exists():
         return None
@@ -295,18 +315,25 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
             f"{path} is not a run manifest (a JSON {type(data).__name__}, not an object): damaged, or written by "
             f"something other than kopa-gen; give another --out (or delete {folder})"
         )
-    return data
+    if data.get("format") != MANIFEST_FORMAT:
+        raise RunFolderError(
+            f"{path}: run.json format {data.get('format')!r}, and this kopa-gen reads format {MANIFEST_FORMAT}: "
+            "the folder was written by another version; give another --out, or use the version that wrote it"
+        )
+    try:
+        return check_manifest(data, path)
+    except RecordError as exc:
+        raise RunFolderError(str(exc)) from None
 
 
 def _short(exc: BaseException) -> str:
     return "nested too deep" if isinstance(exc, RecursionError) else str(exc).split("\n")[0][:120]
 
 
-def write_manifest(folder: Path, manifest: dict[str, Any], secrets: list[str]) -> None:
+def write_manifest(folder: Path, manifest: RunManifest, secrets: list[str]) -> None:
     """Write run.json whole (a crash leaves the old one), with every secret in reach redacted."""
     path = folder / "run.json"
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(
-        redact(json.dumps(manifest, ensure_ascii=False, indent=1), secrets) + "\n", encoding="utf-8"
-    )
+    text = json.dumps(manifest.model_dump(mode="json"), ensure_ascii=False, indent=1)
+    tmp.write_text(redact(text, secrets) + "\n", encoding="utf-8")
     os.replace(tmp, path)

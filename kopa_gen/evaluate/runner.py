@@ -23,11 +23,9 @@ from kopa_gen.evaluate.guess import guesses, manifest_entry
 from kopa_gen.evaluate.jsonline import json_line
 from kopa_gen.evaluate.rundir import (
     INFRASTRUCTURE,
-    MANIFEST_FORMAT,
     code_version,
     locked,
     merge,
-    public_url,
     read_episodes,
     read_manifest,
     repair_tail,
@@ -36,8 +34,17 @@ from kopa_gen.evaluate.rundir import (
     write_manifest,
 )
 from kopa_gen.evaluate.submission import SubmitChannel
+from kopa_gen.language.answers import answer_text
 from kopa_gen.language.diagnostics import InfrastructureError, NotFound
-from kopa_gen.language.records import check_fixture
+from kopa_gen.language.records import (
+    MANIFEST_FORMAT,
+    JudgeRecord,
+    RunManifest,
+    TaskSetRef,
+    Usage,
+    check_fixture,
+)
+from kopa_gen.language.settings import TOOL_RESULT_CHARS, AgentSettings, EndpointSettings
 from kopa_gen.language.task import AnswerMode, Task
 from kopa_gen.policies.base import Episode, TaskContext, policy
 from kopa_gen.project import Project
@@ -51,17 +58,27 @@ from kopa_gen.world.build import ensure_world
 class EvalConfig:
     policy: str
     out: Path
-    policy_options: dict[str, Any] = field(default_factory=dict)
+    endpoint: EndpointSettings | None = None  # the model of the `openai` and `closed-book` policies
+    agent: AgentSettings = field(default_factory=AgentSettings)  # how a model policy plays an episode
     tasks: list[str] | None = None
     rollouts: int = 4
     seeds: list[int] = field(default_factory=lambda: [0])
     concurrency: int = 4
     live: bool = False
-    episode_timeout_s: float = 900.0
-    judge: dict[str, Any] | None = None  # {base_url, model, api_key_env}: the optional LLM-as-judge fallback
+    episode_timeout_s: float = (
+        900.0  # the runner's own bound on any policy (a model's is agent.episode_timeout_s)
+    )
+    judge: EndpointSettings | None = None  # the optional LLM-as-judge fallback (text mode)
+    judge_kind: str = "openai"  # its name in kopa_gen.evaluate.judge.JUDGES
     answer_mode: AnswerMode = "submit"  # submit: through the submit_answer tool; text: a `최종 답:` line
     spread: Spread = field(default_factory=Spread)  # where episodes run; `concurrency` is per process
     stop_after_infrastructure: int = 5  # episodes in a row failed for infrastructure that stop the run
+    tool_result_chars: int | None = TOOL_RESULT_CHARS  # the tool-result budget; None: results are never cut
+    server: str | None = None  # the command that served the model for the run (`--serve-vllm`), for run.json
+
+    def policy_options(self) -> dict[str, Any]:
+        """What the policy is built from: a model policy's endpoint and agent settings; nothing otherwise."""
+        return {"endpoint": self.endpoint, "agent": self.agent} if self.endpoint is not None else {}
 
 
 def episode_key(task_id: str, seed: int, rollout: int) -> str:
@@ -80,6 +97,11 @@ def selected(project: Project, patterns: list[str] | None) -> list[tuple[str, Ta
 def load_fixture(project: Project, task: Task) -> dict[str, Any]:
     path = project.fixtures_dir / task.domain / f"{task.id}.json"
     if not path.exists():
+        if project.fixtures is not None:  # a task dir: `kopa-gen build` builds the benchmark's fixtures only
+            raise NotFound(
+                f"no gold fixture for {task.id} at {path}; a task dir carries its own fixtures "
+                "(fixtures/<domain>/<id>.json, as `kopa-gen edge synth` writes them)"
+            )
         raise NotFound(f"no gold fixture for {task.id}; run `kopa-gen build`")
     return _read_fixture(path, path.stat().st_mtime_ns)
 
@@ -95,7 +117,7 @@ def _read_fixture(path: Path, mtime_ns: int) -> dict[str, Any]:
 def secrets(project: Project, config: EvalConfig) -> list[str]:
     """Every key the run could have touched, so that nothing written can carry one."""
     names = {p.kopa.auth.env for p in project.platforms} | {
-        str(config.policy_options.get("api_key_env", "OPENAI_API_KEY"))
+        e.api_key_env for e in (config.endpoint, config.judge) if e is not None
     }
     found = [os.environ[n] for n in sorted(names) if os.environ.get(n)]
     for secret in found:  # and no log record of the run carries one either
@@ -126,8 +148,7 @@ async def run_episode(
             from kopa_gen.evaluate.judge import JUDGES
             from kopa_gen.policies.openai import EndpointDown
 
-            settings = dict(config.judge)
-            judge = JUDGES.get(str(settings.pop("kind", "openai")))(**settings)
+            judge = JUDGES.get(config.judge_kind)(config.judge)
             signature = judge.signature
             try:
                 judged = await judge.judge(task.query, task.answer, episode.final_message)
@@ -161,6 +182,8 @@ async def run_episode(
         "reason": score.reason,
         "elapsed_s": round(time.perf_counter() - start, 3),
         "pattern": pattern,
+        "expected": expected_text(project, task, fixture),
+        "usage": usage.model_dump() if (usage := Usage.of(episode.usage)) is not None else None,
     }
     return record
 
@@ -169,7 +192,7 @@ async def _play(
     project: Project, config: EvalConfig, task: Task, fixture: dict[str, Any], seed: int, rollout: int
 ) -> tuple[Episode, list[dict[str, Any]], str, list[CallRecord]]:
     """One episode in its session: what the policy did, the scoped state, its hash and the call log."""
-    agent = policy(config.policy, **config.policy_options)
+    agent = policy(config.policy, **config.policy_options())
     channel = SubmitChannel(task.answer) if config.answer_mode == "submit" else None
     async with Session.open(
         project,
@@ -179,6 +202,7 @@ async def _play(
         live=config.live,
         sandbox=SandboxConfig(seed=seed),
         channel=channel,
+        result_chars=config.tool_result_chars,
         stop_on_infrastructure=True,
     ) as session:
         try:
@@ -195,6 +219,22 @@ async def _play(
         return episode, written, state, list(session.calls)
 
 
+def expected_text(project: Project, task: Task, fixture: dict[str, Any]) -> str | None:
+    """What the report shows beside a reply: the gold answer (`3,070 원`) and, for a task scored on the state it
+    leaves, the gold chain's writes (`state: workspace_write_file {"path": ..., "content": ...}`); None: neither."""
+    parts = [answer_text(task.answer)] if task.answer is not None else []
+    if "ENVIRONMENT" in task.reward:
+        writes = [
+            f"{call['tool']} {json.dumps(call['args'], ensure_ascii=False)}"
+            for step in fixture.get("steps") or []
+            for call in step
+            if project.platform_of(call["tool"]).operation(call["tool"]).kopa.effect != "read"
+        ]
+        if writes:
+            parts.append("state: " + "; ".join(writes))
+    return " · ".join(parts) or None
+
+
 async def episode_job(
     project: Project, config: EvalConfig, task_id: str, seed: int, rollout: int
 ) -> dict[str, Any]:
@@ -204,41 +244,40 @@ async def episode_job(
     return await run_episode(project, config, task, load_fixture(project, task), seed, rollout, pattern)
 
 
-def manifest(project: Project, config: EvalConfig, tasks: dict[str, str]) -> dict[str, Any]:
+def manifest(project: Project, config: EvalConfig, tasks: dict[str, str]) -> RunManifest:
     """run.json for this invocation: the task set (benchmark or task dir) with each selected task's content hash,
-    the policy and its options (no keys; base URLs without user info or query), seeds, rollouts, the world and
-    the code version."""
-    options = {k: v for k, v in config.policy_options.items() if "key" not in k.lower()}
-    if isinstance(options.get("base_url"), str):
-        options["base_url"] = public_url(options["base_url"])
+    the policy, the plan (answer mode, seeds, rollouts, tool-result budget, the endpoint's and the agent's
+    settings: no keys, base URLs without user info or query), the world and the code version."""
     judge = None
     if config.judge:
         from kopa_gen.evaluate.judge import rubric
 
-        judge = {
-            "base_url": public_url(str(config.judge.get("base_url"))),
-            "model": config.judge.get("model"),
-            "rubric": rubric().version,
-        }
+        judge = JudgeRecord(kind=config.judge_kind, endpoint=config.judge.public(), rubric=rubric().version)
     if project.fixtures is None:
-        task_set = {"kind": "benchmark", "path": "specs/tasks"}
+        task_set = TaskSetRef(kind="benchmark", path="specs/tasks", hash=set_hash(tasks))
     else:
-        task_set = {"kind": "task-dir", "path": str(project.fixtures.parent.resolve())}
-    return {
-        "format": MANIFEST_FORMAT,
-        "task_set": {**task_set, "hash": set_hash(tasks)},
-        "tasks": dict(sorted(tasks.items())),
-        "policy": config.policy,
-        "policy_options": options,
-        "answer_mode": config.answer_mode,
-        "seeds": sorted(set(config.seeds)),
-        "rollouts": config.rollouts,
-        "live": config.live,
-        "world_seed": project.world.seed,
-        "judge": judge,
-        "code_versions": [code_version(project.root)],
-        "endpoints": [options["base_url"]] if options.get("base_url") else [],
-    }
+        task_set = TaskSetRef(
+            kind="task-dir", path=str(project.fixtures.parent.resolve()), hash=set_hash(tasks)
+        )
+    endpoint = config.endpoint.public() if config.endpoint else None
+    return RunManifest(
+        format=MANIFEST_FORMAT,
+        task_set=task_set,
+        tasks=dict(sorted(tasks.items())),
+        policy=config.policy,
+        answer_mode=config.answer_mode,
+        seeds=sorted(set(config.seeds)),
+        rollouts=config.rollouts,
+        tool_result_chars=config.tool_result_chars,
+        endpoint=endpoint,
+        agent=config.agent if endpoint else None,
+        live=config.live,
+        world_seed=project.world.seed,
+        judge=judge,
+        code_versions=[code_version(project.root)],
+        endpoints=[endpoint.base_url] if endpoint else [],
+        server=config.server,
+    )
 
 
 def patterns(project: Project) -> dict[str, str]:
@@ -291,9 +330,10 @@ async def _run_locked(
         warn(line)
     chosen = [(task, load_fixture(project, task)) for _, task in selected(project, config.tasks)]
     run = manifest(project, config, {task.id: task_hash(task, fixture) for task, fixture in chosen})
-    run["pool_guess"] = manifest_entry(guesses(chosen, config.answer_mode))
+    run = run.model_copy(update={"pool_guess": manifest_entry(guesses(chosen, config.answer_mode))})
     hidden = secrets(project, config)
-    merged = merge(config.out, read_manifest(config.out), run, bool(before.records))
+    old = read_manifest(config.out) if before.records else None  # an empty folder's run.json is replaced
+    merged = merge(config.out, old, run, bool(before.records))
     write_manifest(config.out, merged, hidden)
     repair_tail(path)
     wanted = {

@@ -11,10 +11,13 @@ Confidence interval (`mean_ci`)
     there is no scipy dependency. One value has no spread: the bounds are NaN.
 Tables (`summarize`)
     One row per domain (sorted by name) and a last row `all`. Tasks weigh equally: a row's pass@1, pass@k,
-    pass^k and ACTION are means over its tasks of each task's value over all its episodes (every seed and
-    rollout). The 95% CI is over seeds: per seed, the mean over tasks of the task's pass rate in that seed.
+    pass^k and ACTION are means over its tasks. A task's pass@k and pass^k are computed per seed, over that
+    seed's rollouts, then averaged over seeds (the paper's pass@4 is over the 4 rollouts of a seed; pooling the
+    rollouts of 8 seeds would turn it into a pass@4 of 32 draws); its pass@1 and ACTION are means over all its
+    episodes. The 95% CI is over seeds: per seed, the mean over tasks of the task's pass rate in that seed.
     Episodes that failed for infrastructure (the environment failed, not the policy) are not given to it
     (report.results): the report counts them apart, and a resume runs them again.
+    k defaults to the rollouts per seed (`rollouts_per_seed`: the fewest episodes of any task in any seed).
 """
 
 from __future__ import annotations
@@ -173,8 +176,8 @@ class EpisodeResult:
 class SummaryRow:
     """One line of the results table: a domain, or `all`.
 
-    pass_at_k and pass_hat_k are NaN when some task in the row has fewer than k episodes; ci_low and ci_high
-    are NaN with a single seed."""
+    pass_at_k and pass_hat_k are NaN when some task in the row has fewer than k episodes in a seed; ci_low and
+    ci_high are NaN with a single seed."""
 
     domain: str
     tasks: int
@@ -209,8 +212,13 @@ def _row(domain: str, results: Sequence[EpisodeResult], k: int) -> SummaryRow:
         n, c = len(episodes), sum(e.passed for e in episodes)
         solved += c > 0
         at_1.append(c / n)
-        at_k.append(pass_at_k(n, c, k) if n >= k else math.nan)
-        hat_k.append(pass_hat_k(n, c, k) if n >= k else math.nan)
+        by_seed: dict[int, list[bool]] = defaultdict(list)
+        for e in episodes:
+            by_seed[e.seed].append(e.passed)
+        counts = [(len(p), sum(p)) for p in by_seed.values()]
+        fits = all(n_s >= k for n_s, _ in counts)
+        at_k.append(statistics.fmean(pass_at_k(n_s, c_s, k) for n_s, c_s in counts) if fits else math.nan)
+        hat_k.append(statistics.fmean(pass_hat_k(n_s, c_s, k) for n_s, c_s in counts) if fits else math.nan)
         actions.append(statistics.fmean(e.action for e in episodes))
 
     seed_scores = [
@@ -232,6 +240,14 @@ def _row(domain: str, results: Sequence[EpisodeResult], k: int) -> SummaryRow:
         ci_low=low,
         ci_high=high,
     )
+
+
+def rollouts_per_seed(results: Iterable[EpisodeResult]) -> int:
+    """The default k: the fewest episodes any task has in any seed (1 without episodes)."""
+    counts: dict[tuple[str, int], int] = defaultdict(int)
+    for r in results:
+        counts[(r.task_id, r.seed)] += 1
+    return min(counts.values(), default=1)
 
 
 def summarize(results: Iterable[EpisodeResult], k: int = 4) -> list[SummaryRow]:

@@ -5,12 +5,12 @@ Its input schema follows the answer kind (kopa_gen/language/answers.py):
     number   {"answer": <number>, "unit": "<단위>"}          unit required when the gold has one
     text     {"answer": "<name>"}
     code     {"answer": "<code>"}
-    date     {"answer": "YYYY-MM-DD"}
+    date     {"answer": "YYYY-MM-DD"}   also YYYY.MM.DD, YYYY/MM/DD, YYYYMMDD (unambiguous: the year first)
     list     {"answer": [<item>, ...]}  (+ "unit" for numbers)  where the task asks for several values
     (none)   {"answer": "<what was done>"}                    tasks scored on the workspace alone
 
 A call that does not fit the schema (a string where a number is asked, a list where one value is, no unit, a date
-not in YYYY-MM-DD, an unknown key) is a tool error the model reads, with the expected shape; it is not a
+in none of those forms or no such day, an unknown key) is a tool error the model reads, with the expected shape; it is not a
 submission and costs only the call. A call that fits is a submission: the episode ends after the turn that made
 it, and RESPONSE grades it by type (kopa_gen/evaluate/typed.py). Two submissions fail, whatever they say.
 """
@@ -41,7 +41,11 @@ from kopa_gen.language.functions import maybe_number, plain_number, to_text
 SUBMIT_TOOL = "submit_answer"
 """The tool's name, the same in eval, MCP and training."""
 
-_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+DATE_PATTERN = r"^\d{4}(?:-\d{1,2}-\d{1,2}|\. ?\d{1,2}\. ?\d{1,2}\.?|/\d{1,2}/\d{1,2}|\d{4})$"
+"""The date strings a submission may give: the year first, then month and day, in one of the unambiguous forms
+2026-10-16, 2026.10.16 (also '2026. 10. 16.'), 2026/10/16, 20261016."""
+_DATE = re.compile(DATE_PATTERN)
+_DATE_PARTS = re.compile(r"(\d{4})[-./ ]*(\d{1,2})[-./ ]+(\d{1,2})\.?|(\d{4})(\d{2})(\d{2})")
 _UNIT_HINT = "원, 천원, 백만원, 억원, 조원, %, %p, 개, 명, 곳, 건, 대, kcal, 시간, pt 등"
 
 
@@ -70,9 +74,8 @@ def _value_schema(kind: str) -> dict[str, Any]:
     if kind == "date":
         return {
             "type": "string",
-            "format": "date",
-            "pattern": r"^\d{4}-\d{2}-\d{2}$",
-            "description": "답인 날짜 (YYYY-MM-DD).",
+            "pattern": DATE_PATTERN,
+            "description": "답인 날짜: YYYY-MM-DD (YYYY.MM.DD, YYYY/MM/DD, YYYYMMDD도 같은 날로 받습니다).",
         }
     if kind == "code":
         return {"type": "string", "minLength": 1, "description": "답인 코드·번호 (조회 결과에 적힌 그대로)."}
@@ -163,14 +166,26 @@ def _read_one(answer: Answer | None, kind: str, value: Any, unit: str | None, wh
         raise _fail(answer, f"{where} is empty")
     if kind == "date":
         text = value.strip()
-        try:
-            if not _ISO.match(text):
-                raise ValueError
-            day = dt.date.fromisoformat(text)
-        except ValueError:
-            raise _fail(answer, f"{where} must be a date as YYYY-MM-DD, got {_shown(value)}") from None
+        day = _date(text)
+        if day is None:
+            raise _fail(
+                answer,
+                f"{where} must be a date as YYYY-MM-DD (or YYYY.MM.DD, YYYY/MM/DD, YYYYMMDD), got {_shown(value)}",
+            )
         return StatedDate(day, text)
     return StatedText(value.strip())
+
+
+def _date(text: str) -> dt.date | None:
+    """A date string of DATE_PATTERN as its day; None for another form or no such day ('2026-02-30')."""
+    parts = _DATE_PARTS.fullmatch(text) if _DATE.match(text) else None
+    if parts is None:
+        return None
+    year, month, day = (int(g) for g in parts.groups() if g is not None)
+    try:
+        return dt.date(year, month, day)
+    except ValueError:
+        return None
 
 
 def read_submission(answer: Answer | None, arguments: Any) -> Stated:

@@ -1,5 +1,7 @@
-"""One episode as the report shows it: the verdict and its reason, the messages (tool calls with their arguments,
-tool results as formatted JSON, long ones folded) and the call log. HTML only, escaped, no script."""
+"""One episode as the report shows it: the verdict and its reason, the expected answer and the tokens, the
+messages (tool calls with their arguments, tool results as formatted JSON, long ones folded) and the call log.
+HTML only, escaped, no script; the report writes them into transcript pages of their own (one per run and
+task) that it opens on demand."""
 
 from __future__ import annotations
 
@@ -7,6 +9,14 @@ import json
 import re
 from html import escape
 from typing import Any
+
+STYLE = (
+    "pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f7f7;padding:6px;margin:4px 0}"
+    "pre.say{font-family:inherit;font-size:inherit}"
+    ".episode{border-top:1px solid #ccc;margin-top:1em}.msg{margin:6px 0 6px 0.5em}"
+    ".role{font-weight:bold;color:#555}:target{outline:3px solid #f0b400}"
+)
+"""The transcript pages' own style, added to the report's."""
 
 LONG = 600  # characters after which a tool result or system prompt is folded
 MAX = 4000  # characters of one message kept in the report
@@ -24,6 +34,14 @@ def verdict(record: dict[str, Any]) -> tuple[str, str]:
     env = record.get("environment")
     e = "-" if env is None else ("pass" if env else "fail")
     return r, e
+
+
+def axis(name: str, value: str) -> str:
+    """One reward axis in the HTML: `RESPONSE pass`, `ENVIRONMENT fail`, or `ENVIRONMENT not scored` (the task's
+    reward does not use it)."""
+    if value == "-":
+        return f"{name} <span class='muted'>not scored</span>"
+    return f"{name} <span class='{value}'>{value}</span>"
 
 
 def _pretty(text: str) -> str:
@@ -103,8 +121,8 @@ def episode_section(run: int, run_name: str, record: dict[str, Any]) -> str:
     response = record.get("response") or {}
     facts = [
         f"reward <b class='{reward}'>{reward}</b>",
-        f"RESPONSE <span class='{r}'>{r}</span>",
-        f"ENVIRONMENT <span class='{e}'>{e}</span>",
+        axis("RESPONSE", r),
+        axis("ENVIRONMENT", e),
         f"ACTION {action:.2f}" if isinstance(action, int | float) else "ACTION -",
         f"stop: {escape(str(record.get('stop_reason')))}",
         f"{len(record.get('calls') or [])} calls",
@@ -116,8 +134,19 @@ def episode_section(run: int, run_name: str, record: dict[str, Any]) -> str:
         f"<p>{' · '.join(facts)}</p>",
         f"<p><b>reason</b>: {escape(str(record.get('reason') or ''))}</p>",
     ]
+    if record.get("expected"):
+        out.append(f"<p><b>expected</b>: {escape(str(record['expected']))}</p>")
     if response.get("extracted"):
         out.append(f"<p><b>read as</b>: {escape(str(response['extracted']))}</p>")
+    usage = record.get("usage")
+    if usage:
+        per_turn = ", ".join(
+            f"{t['prompt_tokens']}+{t['completion_tokens']}" if t else "-" for t in usage.get("turns") or []
+        )
+        out.append(
+            f"<p><b>tokens</b>: {usage['prompt_tokens']:,} prompt, {usage['completion_tokens']:,} completion "
+            f"<span class='muted'>(per turn, prompt+completion: {escape(per_turn)})</span></p>"
+        )
     if record.get("error"):
         out.append(f"<p class='fail'><b>error</b>: {escape(str(record['error']))}</p>")
     out.append(
@@ -127,5 +156,5 @@ def episode_section(run: int, run_name: str, record: dict[str, Any]) -> str:
     out += [_message(m) for m in record.get("messages") or []]
     out.append("</details>")
     out.append("<details open><summary>calls</summary>" + _calls(record.get("calls") or []) + "</details>")
-    out.append("<p><a href='#top'>back to the tables</a></p></section>")
+    out.append("<p><a href='#top'>back to the top</a></p></section>")
     return "\n".join(out)

@@ -6,10 +6,14 @@ reply's `최종 답:` line (kopa_gen/evaluate/finalline.py) are read into a `Sta
 - number: the stated value and the gold are scaled to their unit's dimension (kopa_gen/language/units.py:
   천원, 억원 for 원; 곳, 명 for 개) and must be equal, within the task's declared `tolerance` / `rel_tolerance`, or
   be the gold rounded to the precision the value is written in and within 0.1% of it ('1,543억 원' for
-  154,329,557,000원; not '930' for 927.8). A unit of another dimension or an unknown unit fails.
+  154,329,557,000원; not '930' for 927.8), and no other value of the answer pool rounds to it at that precision
+  ('52.4%' for 52.42 fails when 52.36 is a candidate too: the rounded value does not say which). A unit of
+  another dimension or an unknown unit fails.
 - text: equal to the gold or an alias after normalization (corporate forms, spacing, punctuation, case and
-  full-width letters ignored); administrative qualifiers before it are allowed ('경상남도 하동군' for 하동군).
-  Several values ('환경부, 기후에너지환경부') fail, whether or not the others are candidates.
+  full-width letters ignored); administrative qualifiers before it are allowed ('경상남도 하동군' for 하동군), and
+  so is the stem without its administrative suffix when no other pool candidate begins with it ('하동').
+  Several values ('환경부, 기후에너지환경부') fail, whether or not the others are candidates; so does a longer name
+  ('하동군의회'). The names section below says how prose states a name whole (text mode reads it).
 - code: the same characters, spaces and hyphens ignored.
 - date: the same day.
 - list: stated items and gold items match one to one (in order when the gold is ordered); a missing or an extra
@@ -36,6 +40,7 @@ from kopa_gen.language.answers import (
     TextAnswer,
     code_key,
 )
+from kopa_gen.language.functions import maybe_number
 from kopa_gen.language.normalize import normalize_text
 from kopa_gen.language.units import parse_unit
 
@@ -99,7 +104,12 @@ def precision_of(exact: Decimal, written: str | None = None) -> Decimal:
     return Decimal(10) ** (len(digits) - len(whole)) if whole.strip("0") else Decimal(1)
 
 
-def grade_number(stated: StatedNumber, gold: NumberAnswer) -> Graded:
+@functools.lru_cache(maxsize=256)
+def _pool_numbers(pool: tuple[str, ...]) -> tuple[Decimal, ...]:
+    return tuple(d for d in (maybe_number(v) for v in pool) if d is not None)
+
+
+def grade_number(stated: StatedNumber, gold: NumberAnswer, pool: Sequence[Any] = ()) -> Graded:
     """Rule 'number' of the module docstring."""
     want_unit = parse_unit(gold.unit) if gold.unit else None
     unit = parse_unit(stated.unit) if stated.unit else None
@@ -123,6 +133,18 @@ def grade_number(stated: StatedNumber, gold: NumberAnswer) -> Graded:
     step = stated.precision * scale
     rounded = (want / step).quantize(Decimal(1), rounding=ROUND_HALF_UP) * step
     if step > 0 and rounded == have and off <= ROUNDING_SHARE * abs(want):
+        gold_value = decimal_of(gold.value)
+        for other in _pool_numbers(tuple(str(v) for v in pool)):
+            scaled = other * gold_scale
+            if (
+                other != gold_value
+                and (scaled / step).quantize(Decimal(1), rounding=ROUND_HALF_UP) * step == have
+            ):
+                return Graded(
+                    False,
+                    f"{stated.text!r} is {where} rounded to {show(stated.precision)}, but the candidate "
+                    f"{show(other)} rounds to it too: it does not say which",
+                )
         return Graded(True, f"{stated.text!r} is {where} rounded to {show(stated.precision)}")
     return Graded(False, f"{stated.text!r} is off from {where} by {show(off / gold_scale)}")
 
@@ -136,6 +158,126 @@ _KIND_WORD = re.compile(r"(?:버스정류소|버스정류장|정류소|정류장
 def parts(text: str) -> list[str]:
     """The values a stated text lists (split at commas, slashes, 및 / 또는 / or, line breaks)."""
     return [p for p in (s.strip() for s in _SEPARATORS.split(text)) if p]
+
+
+# ------------------------------------------------------------------------------------------------ names
+#
+# A name is stated only as a whole name. Glued to it may come particles, the copula and its endings, an honorific
+# or a counter ('하동군에서', '양벌규정입니다', '양영수씨', '504번'); any other letters make it part of a longer
+# name ('하동군의회', '현재디자인홀딩스', '지구과학Ⅱ', '양벌규정등'). After a space, a noun phrase that closes the
+# statement makes the name its modifier ('초ㆍ중등교육법 시행령', '이상훈의 배우자', '환경부 산하 기상청'), unless
+# its closing word only says what the thing is (the question's own words for it, a part of the gold's name, or
+# 후보, 정류소, 과목, …): `longer_name`.
+
+_ENDINGS = (
+    # particles
+    "이", "가", "은", "는", "을", "를", "의", "에", "에서", "에게", "께", "께서", "한테", "으로", "로", "와", "과", "도",
+    "만", "까지", "부터", "처럼", "보다", "랑", "이랑", "하고", "뿐", "밖에", "마다", "조차", "이란", "란", "이든", "든",
+    "이나", "나", "서",
+    # the copula and its endings
+    "이다", "다", "입니다", "입니까", "니다", "습니다", "이에요", "에요", "예요", "이야", "야", "이요", "요", "임", "인",
+    "일", "이며", "며", "이고", "고", "이었", "었", "였", "이지만", "지만", "인데", "데", "이라", "라", "이라고", "라고",
+    "이라는", "라는", "이라서", "라서", "이므로", "므로", "이니", "니", "니까", "이면", "면", "라면", "다면", "겠", "지",
+    "죠", "네", "군요", "구나", "까", "예",
+    # honorifics, counters, plural
+    "씨", "님", "측", "번", "호", "들",
+)  # fmt: skip
+_ENDING_RUN = re.compile("(?:" + "|".join(sorted(_ENDINGS, key=lambda w: (-len(w), w))) + ")*")
+_GLUED = re.compile(r"[^\s]*")
+_KIND_WORDS = frozenset(
+    "후보 후보자 의원 당선인 씨 님 선생님 측 과목 교과 수업 시간 지역 일대 정류소 정류장 버스 노선 휴게소 회사 법인 기업 "
+    "업체 부처 기관 번 호".split()
+)
+"""Words that say what a name is, allowed as the last word after it ('이상훈 후보', '지구과학 시간')."""
+
+
+def name_ends(hay: str, end: int) -> bool:
+    """Whether a name that ends at `end` of normalized `hay` ends there: what is glued to it is only particles,
+    the copula, an honorific or a counter (module comment above)."""
+    run = _GLUED.match(hay, end)
+    tail = run.group() if run is not None else ""
+    return not tail or _ENDING_RUN.fullmatch(tail) is not None
+
+
+def _stems_of(text: str) -> set[str]:
+    return {w for w in re.findall(r"[가-힣]{2,}", text)}
+
+
+def longer_name(
+    text: str, end: int, query: str = "", names: Sequence[str] = (), golds: Sequence[str] = ()
+) -> str | None:
+    """The noun a name ending at `end` of normalized `text` modifies when the noun phrase after it closes the text
+    ('시행령' in '초ㆍ중등교육법 시행령입니다', '배우자' in '이상훈의 배우자', '아들' in '이상훈 후보의 아들입니다',
+    '기상청' in '환경부 산하 기상청입니다'), or None: when a particle ends the name's phrase ('하동군에서 …'), or the
+    closing word only says what the name is (the question's words, `_KIND_WORDS`, or a part of the gold's own name:
+    '창체 활동' for 창의적 체험활동; not after the genitive '의'), or is itself one of `names` (another spelling:
+    'Samsung Electronics, 삼성전자')."""
+    run = _GLUED.match(text, end)
+    tail = run.group() if run is not None else ""
+    if tail and tail != "의":
+        return None
+    rest = text[end + len(tail) :].split()
+    genitive = tail == "의"
+    asked = _stems_of(query)
+    keys = [k for k in (unspaced(n) for n in names) if k]
+    own = [k for k in (unspaced(g) for g in golds) if k]
+    while rest and re.match(r"[가-힣]", rest[0]):
+        word = rest[0]
+        if _ENDING_RUN.fullmatch(word):
+            if len(rest) == 1 or not word.endswith("의"):
+                return None  # the copula after a closing quote or mark ('양벌규정' 입니다), or a particle
+            genitive, rest = True, rest[1:]  # '양영수 씨의 배우자'
+            continue
+        stem, after = word, ""
+        for cut in range(
+            1, len(word) + 1
+        ):  # the word without its copula or particle: '시행령입니다' -> '시행령'
+            if _ENDING_RUN.fullmatch(word[cut:]):
+                stem, after = word[:cut], word[cut:]
+                break
+        if any(k in stem for k in keys):
+            return None
+        kind = stem in _KIND_WORDS or any(q.startswith(stem) for q in asked) or any(stem in g for g in own)
+        if len(rest) == 1:  # the closing word
+            return stem if genitive or not kind else None
+        if after not in ("", "의"):
+            return None  # a particle ends the phrase: the name is no modifier of what closes the text
+        genitive = after == "의"
+        rest = rest[1:]
+    return None
+
+
+_PHRASE_BREAK = re.compile(r"\s*(?:[,←→⇒:;|/=~–—]|\s-\s)\s*")
+
+
+def phrases(text: str, names: Sequence[str] = ()) -> list[str]:
+    """`text` cut where punctuation ends a phrase ('코재정보통신(주) ← 영업이익 최대'): a name's phrase never runs
+    past one, so `longer_name` reads each piece alone. Uncut when one of `names` holds such a mark itself ('Lg
+    America, Inc.'): a cut would split the name."""
+    if any(_PHRASE_BREAK.search(n) for n in names):
+        return [text]
+    return [p for p in _PHRASE_BREAK.split(text) if p.strip()]
+
+
+def name_spellings(gold: TextAnswer, pool: Sequence[Any] = ()) -> list[str]:
+    """The gold's spellings, and its stem without an administrative suffix when no other candidate shares that
+    stem ('하동' for 하동군 among the counties of 경상남도; never '창원' for 창원시의창구 beside 창원시성산구)."""
+    return list(_name_spellings(gold.value, tuple(gold.spellings()), tuple(str(v) for v in pool)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _name_spellings(value: str, spellings: tuple[str, ...], pool: tuple[str, ...]) -> tuple[str, ...]:
+    key = unspaced(value)
+    if len(key) < 3 or key[-1] not in _ADMIN_SUFFIX or not re.fullmatch(r"[가-힣]+", key):
+        return spellings
+    stem = key[:-1]
+    others = [unspaced(v) for v in pool if unspaced(v) != key]
+    if any(o.startswith(stem) for o in others):
+        return spellings
+    return (*spellings, stem)
+
+
+_ADMIN_SUFFIX = "시군구읍면동리"
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -164,7 +306,7 @@ def grade_text(stated: StatedText, gold: TextAnswer, pool: Sequence[Any] = ()) -
     """Rule 'text' of the module docstring."""
     stated = StatedText(_noted(stated.text, pool))
     key = unspaced(stated.text)
-    golds = [unspaced(s) for s in gold.spellings()]
+    golds = [unspaced(s) for s in name_spellings(gold, pool)]
     if key in golds:
         return Graded(True, f"{stated.text!r} names {gold.value!r}")
     counted = _COUNTER.sub("", key)
@@ -205,7 +347,7 @@ def grade_item(stated: Stated, gold: ItemAnswer, pool: Sequence[Any] = ()) -> Gr
     if isinstance(gold, NumberAnswer):
         if not isinstance(stated, StatedNumber):
             return Graded(False, "a number is asked")
-        return grade_number(stated, gold)
+        return grade_number(stated, gold, pool)
     if isinstance(gold, TextAnswer):
         if not isinstance(stated, StatedText):
             return Graded(False, "a name is asked")

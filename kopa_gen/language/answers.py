@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from typing import Annotated, Literal
+from typing import Annotated, Literal, assert_never
 
 from pydantic import Field, TypeAdapter, field_validator, model_validator
 
@@ -151,3 +151,21 @@ Answer = Annotated[
 
 answer_adapter: TypeAdapter[Answer] = TypeAdapter(Answer)
 """Validates a gold answer from plain data (a task file's `answer:` mapping) and exports its JSON Schema."""
+
+
+def answer_text(answer: Answer) -> str:
+    """The gold answer as a person reads it beside a reply: `3,070 원`, `삼성전자`, `2025-03-14`, a list's items
+    joined by commas (`in this order` when ordered)."""
+    match answer:
+        case NumberAnswer():
+            value = f"{answer.value:,}"
+            return f"{value} {answer.unit}" if answer.unit else value
+        case TextAnswer() | CodeAnswer():
+            return answer.value
+        case DateAnswer():
+            return answer.value.isoformat()
+        case ListAnswer():
+            items = ", ".join(answer_text(item) for item in answer.items)
+            return f"{items} (in this order)" if answer.ordered else items
+        case _:
+            assert_never(answer)

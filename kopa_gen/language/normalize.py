@@ -8,6 +8,8 @@ Numbers (`find_numbers`, `parse_number`)
     Korean unit words that multiply: 조 = 10^12, 억 = 10^8, 만 = 10^4 (big units, strictly descending across
     groups, groups separated by at most one space) and 천 = 10^3, 백 = 10^2 inside a group:
     '1조 2,345억 6,789만' = 1234567890000, '3천만' = 30000000, '1.2만' = 12000, '3억5000' = 300005000.
+    A scale word may stand after a space when a unit, a number, a particle or no word follows it ('22 천원',
+    '1,543 억 원'; not '2 천안'). Scientific notation reads too ('1.0514e3 kcal', '1.54329557E+11원').
     A plain number after a space continues an amount only after 만 ('6,789만 1,234원'). Sino-Korean numeral
     words are read when a unit follows ('천사백사십육 원' = 1446, '이십삼 명' = 23, '천만 원'); alone they are
     words ('구조', '이 회사').
@@ -18,15 +20,17 @@ Numbers (`find_numbers`, `parse_number`)
     a space must end its word or take a particle: '6 명이', not '3 인천') are taken as part of the match; '$', 'US$',
     '₩', 'KRW', 'USD' before it are units too; kopa_gen/language/units.py says which name the same quantity. A number
     whose unit is followed by '당' is a per-unit phrase ('1주당'). `precision` is the place value of the last
-    written significant digit ('310.6조' 10^11), for rounding.
+    written significant digit ('310.6조' 10^11), for rounding. `ranged` is True when a range word widens the
+    number into an interval, which states no value ('20개 안팎', '내외', '전후', '남짓', '22,000원대', '20여 개').
     Digit strings with a leading zero ('005930', '02') are identifiers, never numbers; '제3조' is article 3.
     `NumberMatch.quantity` is False for numbers that are not amounts: inside a date or a calendar word
     ('2026년', '11월', '3분기', '14:30', '2026-11'), ranks with an attached unit ('3위', '2등', '1순위'),
     '제N', and list enumerators ('1. ' or '2) ' at the start of a line, followed by text).
 
 Dates (`find_dates`, `find_periods`, `parse_date`)
-    '2026년 11월 29일', '2026. 11. 29.', '2026.11.29', '2026-11-29', '2026/11/29', '20261129', and the
-    month-day forms '11월 29일' and '11/29', which need a reference year. Impossible dates ('2026년 2월 30일') are
+    '2026년 11월 29일', '2026. 11. 29.', '2026.11.29', '2026-11-29', '2026/11/29', '20261129', English month
+    names ('Oct 16, 2026', '16 October 2026', 'OCT. 16': capitalized or in capitals, so 'may 3' is none), and
+    the month-day forms '11월 29일', '11/29' and 'Oct 16', which need a reference year. Impossible dates ('2026년 2월 30일') are
     rejected. Periods: two dates joined by 부터 / 에서 / ~ / -, a bare day after one ('10월 13일부터 16일까지'),
     '10월 13~16일'.
 
@@ -94,7 +98,11 @@ _NOT_BIG = {"조": "회사건정합항치", "만": "큼약"}
 _START = re.compile(r"(?:(?P<neg>(?<![\w.,])[-−]|[△▼] ?)|(?<![\w.,])\+|▲ ?)?(?<![0-9A-Za-z_.])\d")
 _DIGIT_RUN = re.compile(r"[\d,.]+")
 # thousands separated by commas, or by spaces in three groups or more ('154 329 557 000')
-_DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d{1,3}(?: \d{3}){2,}(?![\d,.])|\d+(?:\.\d+)?")
+_DIGITS = re.compile(
+    r"\d+(?:\.\d+)?[eE][+-]?\d{1,2}(?![\dA-Za-z])"  # scientific notation: '1.0514e3', '1.54329557E+11'
+    r"|\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d{1,3}(?: \d{3}){2,}(?![\d,.])|\d+(?:\.\d+)?"
+)
+_SCIENTIFIC = re.compile(r"\d+(?:\.(?P<frac>\d+))?[eE](?P<exp>[+-]?\d+)")
 _UNIT = re.compile(
     "(?P<about>여)?(?: ?(?P<unit>(?:" + "|".join(re.escape(u) for u in UNITS) + ")(?![A-Za-z])))?",
     re.IGNORECASE,
@@ -122,6 +130,10 @@ _AFTER_NUMBER = re.compile(
     r"|으로|로|과|와|도|만|씩|까지|부터|정도|가량|보다|대비|처럼|쯤|여|이상|이하|미만|초과|이내|남짓|가까이|뿐|밖에|마다|중|인|일|임"
     r"|이면|면|이니|니|이므로|므로|이지만|지만|인데|이던|던|짜리|째|배"
     r"|월|년|분기|시|분|초|주차|차|기|대|위|등|호|조|항|번째|학년|반|교시)"  # calendar and ranks: read elsewhere
+)
+# after a number and its unit: a range word ('안팎', '내외', '전후', '남짓'; '대' glued to the unit: '22,000원대')
+_RANGE_AFTER = re.compile(
+    r"\s?(?:안팎|내외|전후|남짓)|대(?![가-힣])|대(?=입니|이다|이며|이고|이었|였|에서|에|의|로|으로|를|가|는|인|라)"
 )
 _ENUMERATOR_LEAD = re.compile(r"[ \t]*(?:[-*+][ \t]+)?")  # from the line start to a list number
 _ENUMERATOR_TAIL = re.compile(r"[.)][ \t]+\S")  # '1. 삼성전자', not '324.' ending a line
@@ -151,6 +163,10 @@ class NumberMatch:
     """A per-unit phrase ('1주당', '1인당'): the number names the unit, it is no amount stated."""
     precision: Decimal = Decimal(1)
     """The place value of the last significant digit as written ('1,051.4' 0.1, '310.6조' 10^11, '1,500' 100)."""
+    ranged: bool = False
+    """A range word widens the number into an interval, so it states no value: '20개 안팎', '22,000원 내외',
+    '전후', '남짓', '22,000원대', '20여 개'. ('약', '대략', '정도', '쯤', '가량' say "about" and leave the value:
+    it is compared at the precision it is written in.)"""
 
     @property
     def value(self) -> int | float:
@@ -178,14 +194,37 @@ def _group_at(t: str, i: int) -> tuple[int, Decimal] | None:
     total, p, found = Decimal(0), i, False
     for word, mult in _SMALL:
         got = _digits_at(t, p)
-        if got is not None and t.startswith(word, got[0]):
+        if got is None:
+            continue
+        at = got[0] + 1 if t.startswith(" " + word, got[0]) and _scale_follows(t, got[0] + 1) else got[0]
+        if t.startswith(word, at):
             total += got[1] * mult
-            p, found = got[0] + len(word), True
+            p, found = at + len(word), True
     got = _digits_at(t, p)
     if got is not None and not t.startswith(tuple(w for w, _ in _SMALL), got[0]):
         total += got[1]
         p, found = got[0], True
     return (p, total) if found else None
+
+
+_SCALE_RUN = re.compile(r"[천백만억조]+")
+
+
+def _scale_follows(t: str, i: int) -> bool:
+    """Whether the scale word at `i`, written after a space ('22 천원', '1,543 억 원'), belongs to the number
+    before it: what follows the scale words is a unit, a number, a particle, or no word ('2 천안' is no 2,000)."""
+    run = _SCALE_RUN.match(t, i)
+    if run is None:
+        return False
+    j = run.end()
+    if j >= len(t) or not ("가" <= t[j] <= "힣" or t[j] == " "):
+        return True
+    unit = _UNIT.match(t, j)
+    if unit is not None and unit.group("unit"):
+        return True
+    if t[j] == " ":
+        return t[j + 1 : j + 2].isdigit() or j + 1 >= len(t)
+    return _PARTICLE.match(t, j) is not None
 
 
 def _big_at(t: str, i: int) -> int | None:
@@ -206,6 +245,13 @@ def _amount_at(t: str, i: int) -> tuple[int, Decimal] | None:
             break
         q, amount = group
         big = _big_at(t, q)
+        if (
+            big is None
+            and t.startswith(" ", q)
+            and _big_at(t, q + 1) is not None
+            and _scale_follows(t, q + 1)
+        ):
+            q, big = q + 1, _big_at(t, q + 1)  # '1,543 억 원'
         if big is not None and (last_big is None or big < last_big):
             total += amount * big
             last_big, end = big, q + 1
@@ -272,7 +318,11 @@ _BIG_OR_SMALL = {"조": 10**12, "억": 10**8, "만": 10**4, "천": 1000, "백": 
 
 def _precision(text: str, value: Decimal) -> Decimal:
     """The place value of the last written significant digit: its decimals, or its trailing zeros, times the
-    units written after it ('6,789만' 10^4, '3천만' 10^7, '1.2만' 10^3)."""
+    units written after it ('6,789만' 10^4, '3천만' 10^7, '1.2만' 10^3); in scientific notation, the mantissa's last
+    digit at the exponent's scale ('1.0514e3' 0.1)."""
+    sci = _SCIENTIFIC.fullmatch(text.strip())
+    if sci is not None:
+        return Decimal(1).scaleb(int(sci.group("exp")) - len(sci.group("frac") or ""))
     runs = list(re.finditer(r"\d[\d,]*(?: \d{3})*(?:\.\d+)?", text))
     if not runs:
         whole = abs(value).to_integral_value()
@@ -405,7 +455,9 @@ def _scan_numbers(t: str) -> list[NumberMatch]:
         end = scaled.end() if scaled else end
         if m.group("neg"):
             value = -value
+        bare_end = end
         unit, end = _unit_at(t, end)
+        ranged = (t.startswith("여", bare_end) and end > bare_end) or _RANGE_AFTER.match(t, end) is not None
         start = m.start()
         ordinal = (
             unit in _ORDINAL_UNITS
@@ -422,7 +474,15 @@ def _scan_numbers(t: str) -> list[NumberMatch]:
         per_unit = unit is not None and t.startswith("당", end)
         found.append(
             NumberMatch(
-                t[start:end], value, unit, start, end, not (ordinal or in_calendar), per_unit, precision
+                t[start:end],
+                value,
+                unit,
+                start,
+                end,
+                not (ordinal or in_calendar),
+                per_unit,
+                precision,
+                ranged,
             )
         )
         pos = end
@@ -455,8 +515,24 @@ def parse_number(text: str) -> NumberMatch | None:
 
 # ------------------------------------------------------------------------------------------------ dates
 
+_MONTH_NAMES = {
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10,
+    "nov": 11, "dec": 12,
+}  # fmt: skip
+_MONTH_WORDS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                "November", "December", "Sept")  # fmt: skip
+# a month's name or its first three letters, capitalized or in capitals ('may 3' is no date)
+_MONTH_FORMS = sorted(
+    {f(w[:n]) for w in _MONTH_WORDS for n in (3, len(w)) for f in (str, str.upper)},
+    key=lambda w: (-len(w), w),
+)
+_MONTH = "(?:" + "|".join(_MONTH_FORMS) + ")"
 _DATE = re.compile(
-    r"(?P<k>(?<!\d)(?P<ky>\d{4})\s*년\s*(?P<km>\d{1,2})\s*월\s*(?P<kd>\d{1,2})\s*일)"
+    # English: 'Oct 16, 2026', 'October 16th 2026', '16 October 2026', '16 Oct' (a year or the reference year)
+    rf"(?P<e>(?<![A-Za-z])(?P<em>{_MONTH})\.?\s+(?P<ed>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)(?:,?\s+(?P<ey>\d{{4}})(?!\d))?)"
+    rf"|(?P<f>(?<![\d.,])(?P<fd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<fm>{_MONTH})(?![A-Za-z])\.?"
+    r"(?:,?\s+(?P<fy>\d{4})(?!\d))?)"
+    r"|(?P<k>(?<!\d)(?P<ky>\d{4})\s*년\s*(?P<km>\d{1,2})\s*월\s*(?P<kd>\d{1,2})\s*일)"
     r"|(?P<p>(?<![\d.])(?P<py>\d{4})\.\s?(?P<pm>\d{1,2})\.\s?(?P<pd>\d{1,2})(?!\d)\.?)"
     r"|(?P<a>[\'’](?P<ay>\d{2})\.\s?(?P<am>\d{1,2})\.\s?(?P<ad>\d{1,2})(?!\d)\.?)"  # '26.10.16: 2026
     r"|(?P<h>(?<![\d\-])(?P<hy>\d{4})-(?P<hm>\d{1,2})-(?P<hd>\d{1,2})(?!\d))"
@@ -492,7 +568,12 @@ def _date_shapes(t: str, reference_year: int | None) -> list[tuple[int, int, dt.
     shapes: list[tuple[int, int, dt.date | None]] = []
     for m in _DATE.finditer(t):
         g = m.groupdict()
-        if g["md"] is not None:
+        if g["e"] is not None or g["f"] is not None:
+            e = "e" if g["e"] is not None else "f"
+            month = str(_MONTH_NAMES[g[e + "m"][:3].casefold()])
+            year_text = g[e + "y"]
+            value = _make_date(int(year_text) if year_text else reference_year, month, g[e + "d"])
+        elif g["md"] is not None:
             value = _make_date(reference_year, g["mm"], g["mdd"])
         elif g["sl"] is not None:
             value = _make_date(reference_year, g["slm"], g["sld"])
@@ -524,11 +605,17 @@ class Period:
     end: int
 
 
-_LINK = re.compile(r"\s*(?:일\s*)?(?:(?:부터|에서)\s*(?:[~〜\-–—]\s*)?|[~〜\-–—]\s*)")
+_LINK = re.compile(
+    r"\s*(?:일\s*)?(?:(?:부터|에서)\s*(?:[~〜\-–—]\s*)?|[~〜\-–—]\s*|(?:to|through|until|till)\s+)"
+)
 _TAIL_DAY = re.compile(r"(?P<d>\d{1,2})\s*일(?:\s*까지)?")
 _SHORT = re.compile(
     r"(?:(?P<y>\d{4})\s*년\s*)?(?P<m>\d{1,2})\s*월\s*(?P<a>\d{1,2})\s*(?:일)?\s*(?:부터|[~〜\-–—])\s*"
     r"(?:(?P<m2>\d{1,2})\s*월\s*)?(?P<b>\d{1,2})\s*일"
+)
+_SHORT_EN = re.compile(  # 'Oct 13–16, 2026', 'October 13 to 16', 'Oct 13 - Nov 2'
+    rf"(?<![A-Za-z])(?P<m>{_MONTH})\.?\s+(?P<a>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:[-–—~〜]|to|through|until|till)\s*"
+    rf"(?:(?P<m2>{_MONTH})\.?\s+)?(?P<b>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)(?:,?\s+(?P<y>\d{{4}})(?!\d))?"
 )
 
 
@@ -549,10 +636,13 @@ def find_periods(text: str, reference_year: int | None = None) -> list[Period]:
         last = _make_date(a.value.year, str(a.value.month), tail.group("d"))
         if last is not None and last >= a.value:
             out.append(Period(a.value, last, a.start, tail.end()))
-    for m in _SHORT.finditer(t):
+    for m in [*_SHORT.finditer(t), *_SHORT_EN.finditer(t)]:
         year = int(m.group("y")) if m.group("y") else reference_year
-        first = _make_date(year, m.group("m"), m.group("a"))
-        last = _make_date(year, m.group("m2") or m.group("m"), m.group("b"))
+        month, month2 = m.group("m"), m.group("m2") or m.group("m")
+        if not month.isdigit():  # an English month name
+            month, month2 = (str(_MONTH_NAMES[x[:3].casefold()]) for x in (month, month2))
+        first = _make_date(year, month, m.group("a"))
+        last = _make_date(year, month2, m.group("b"))
         if first and last and first <= last and not any(p.start <= m.start() < p.end for p in out):
             out.append(Period(first, last, m.start(), m.end()))
     return sorted(out, key=lambda p: p.start)

@@ -10,7 +10,10 @@ from pydantic import BaseModel
 
 from kopa_gen.language.catalog import Catalog
 from kopa_gen.language.kopa import Domains, OperationKopa, PlatformKopa
-from kopa_gen.language.records import EpisodeRecord, Fixture
+from kopa_gen.language.meaning import Kinds, Meaning
+from kopa_gen.language.records import EpisodeRecord, Fixture, RunManifest
+from kopa_gen.language.settings import EndpointSettings
+from kopa_gen.language.synthesis import GraphDoc, Provenance
 from kopa_gen.language.task import Task
 from kopa_gen.language.templates import Template
 from kopa_gen.language.world import WorldFile, WorldRoot
@@ -26,6 +29,12 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "domains.schema.json": Domains,
     "fixture.schema.json": Fixture,
     "episode.schema.json": EpisodeRecord,
+    "meaning.schema.json": Meaning,
+    "kinds.schema.json": Kinds,
+    "graph.schema.json": GraphDoc,
+    "provenance.schema.json": Provenance,
+    "run.schema.json": RunManifest,
+    "endpoint.schema.json": EndpointSettings,
 }
 
 

@@ -249,7 +249,8 @@ Basis = Literal["RESPONSE", "ENVIRONMENT"]
 
 class Task(StrictModel):
     id: str = Field(
-        pattern=r"^[a-z]+-[0-9]{3}$", description="Task id, e.g. fin-001; the file is named after it."
+        pattern=r"^[a-z]+-[0-9]{3,5}$",
+        description="Task id, e.g. fin-001 (a synthesized set may need more digits: mixed-0412); the file is named after it.",
     )
     domain: str = Field(pattern=DOMAIN_ID, description="One of specs/domains.yaml; the task's folder.")
     query: str = Field(min_length=1, description="The user's request in Korean.")

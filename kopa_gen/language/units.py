@@ -13,9 +13,9 @@ Dimensions and their words (case and spaces do not matter):
     percentage point   %p %포인트 퍼센트포인트 pp  (a difference of shares: never equal to a percent)
     count              개 명 곳 건 대 개소 군데 가지 개사 종목 표 인 회 번 가구 세대 개교 and their English
                        words: Korean counting words differ by what is counted, the number they state does not
-    hours · minutes · days · months · years      시간 차시 · 분 · 일 · 개월 · 년  (no conversion between them:
+    hours · minutes · seconds · days · months · years   시간 차시 · 분 · 초 · 일 · 개월 · 년  (no conversion between them:
                        a school's '시간' is a class period, not sixty minutes)
-    kcal · kJ · index points · km · m · kg · ton · m² · pyeong · times · floors · shares · seats · score points
+    kcal · cal · kJ · index points · km · m · kg · ton · m² · pyeong · times · floors · shares · seats · score points
 
 Scale words go before the unit: Korean 천 만 십만 백만 천만 억 십억 백억 천억 조 (천원, 백만원, 억원, 만명) and
 English thousand, million, billion, trillion (k, mn, bn). A scale word alone ('억') is a won amount only when
@@ -44,10 +44,12 @@ _WORDS: dict[str, tuple[str, ...]] = {
     ),
     "hours": ("시간", "차시", "hours", "hour", "h", "hrs"),
     "minutes": ("분", "minutes", "minute", "min", "mins"),
+    "seconds": ("초", "seconds", "second", "sec", "secs"),
     "days": ("일", "days", "day"),
     "months": ("개월", "달", "months", "month"),
     "years": ("년", "년간", "years", "year"),
     "kcal": ("kcal", "칼로리", "킬로칼로리", "kilocalories"),
+    "cal": ("cal",),  # the small calorie: 1051.4 cal is not 1051.4 kcal
     "kJ": ("kj", "킬로줄", "kilojoules"),
     "index points": ("pt", "포인트", "p", "points", "point", "pts"),
     "km": ("km", "킬로미터"),

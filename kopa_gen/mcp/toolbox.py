@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from pydantic import BaseModel, ValidationError
 
-from kopa_gen.mcp.boundary import check_arguments, echo_name
+from kopa_gen.mcp.boundary import LIMITS, check_arguments, echo_name
+from kopa_gen.mcp.render import PageParams, Rendering, render_result
 
 if TYPE_CHECKING:
     from kopa_gen.client.client import PlatformClient, Result
@@ -54,6 +55,44 @@ def describe_validation(tool: str, exc: ValidationError) -> str:
         else:
             parts.append(f"{name}: {err['msg']}")
     return f"invalid arguments for {tool}: " + "; ".join(parts)
+
+
+class Unparsed(str):
+    """Tool-call arguments the model wrote that are not JSON: its text as is, and where the parser stopped."""
+
+    error: str
+
+    def __new__(cls, text: str, error: str) -> Unparsed:
+        made = super().__new__(cls, text)
+        made.error = error
+        return made
+
+
+def parse_arguments(raw: str) -> Any:
+    """The decoded JSON value of a call's argument text, or `Unparsed` naming the parser's position."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        near = raw[max(0, exc.pos - 20) : exc.pos + 20]
+        where = f"line {exc.lineno}, column {exc.colno} (character {exc.pos})"
+        return Unparsed(raw, f"{exc.msg}: the parser stopped at {where}, near {near!r}")
+    except RecursionError:  # nesting past the stack, far past what any tool takes
+        return Unparsed(
+            raw, f"nested too deep to read (a tool's arguments nest at most {LIMITS.depth} levels)"
+        )
+    except ValueError:  # an integer past the 4,300 digits Python reads
+        return Unparsed(raw, f"an integer too long to read (a tool takes at most {LIMITS.int_digits} digits)")
+
+
+def not_json(tool: str, arguments: Unparsed) -> ToolOutcome:
+    """The tool error for arguments that did not parse as JSON."""
+    return ToolOutcome(
+        True,
+        f"the arguments of {tool} are not valid JSON: {arguments.error}; write them as one JSON object, "
+        'e.g. {"name": "value", "count": 3}',
+        error_code="bad_arguments",
+        category="bad_param",
+    )
 
 
 def unknown_tool(name: str, known: Iterable[str]) -> ToolOutcome:
@@ -140,17 +179,23 @@ class ToolBox:
         self.bindings = bindings
         self.client = client
 
-    async def call(self, name: str, arguments: Mapping[str, Any] | None) -> ToolOutcome:
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, rendering: Rendering | None = None
+    ) -> ToolOutcome:
+        """One call. The text is `result_text` (plain compact JSON, what the MCP server sends) or, with a
+        `rendering`, what a session's model reads (kopa_gen.mcp.render)."""
         # Imported here: the spec models behind it are needed by a call, not by listing tools at start-up.
         from kopa_gen.client.errors import PlatformError, ToolArgumentError
 
         if name not in self.bindings:
             return unknown_tool(name, self.bindings)
         binding = self.bindings[name]
+        if isinstance(arguments, Unparsed):
+            return not_json(name, arguments)
         if arguments is not None and not isinstance(arguments, Mapping):
             return ToolOutcome(
                 True,
-                f"arguments for {name} must be a JSON object",
+                f"arguments for {name} must be a JSON object {{...}}, not {_json_kind(arguments)}",
                 error_code="bad_arguments",
                 category="bad_param",
             )
@@ -179,10 +224,27 @@ class ToolBox:
         except ToolArgumentError as exc:  # valid by the schema, but not sendable (e.g. a URL too long)
             text = f"invalid arguments for {name}: {exc}"
             return ToolOutcome(True, text, error_code="bad_arguments", category="bad_param")
-        props = self.client.platform.operation(binding.operation_id).row_props
-        data = _structured(binding, result, props)
+        op = self.client.platform.operation(binding.operation_id)
+        data = _structured(binding, result, op.row_props)
         text = result_text(data)
         clean = self.client.redact(text)  # a service that echoes the key in a result (a row, a file) says ***
         if clean is not text:
             data = json.loads(clean)
-        return ToolOutcome(False, clean, data)
+        if rendering is None:
+            return ToolOutcome(False, clean, data)
+        paging = self.client.platform.kopa.paging
+        names = PageParams(paging.page, paging.size) if paging and self.client.platform.paged(op) else None
+        return ToolOutcome(False, render_result(data, rendering.budget, names), data)
+
+
+def _json_kind(value: Any) -> str:
+    """What a decoded JSON value is, in JSON's words."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__

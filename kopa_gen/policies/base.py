@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from kopa_gen.language.records import TurnUsage
 from kopa_gen.language.task import AnswerMode, Task
 from kopa_gen.plugins import Registry
 from kopa_gen.runtime.session import Session
@@ -16,14 +17,16 @@ StopReason = Literal["answered", "budget", "timeout", "error", "max_turns", "inf
 
 @dataclass
 class Episode:
-    """What a policy did: the OpenAI-style transcript, the final message, and which session calls each model turn
-    issued together (for parallel-call scoring)."""
+    """What a policy did: the OpenAI-style transcript, the final message, which session calls each model turn
+    issued together (for parallel-call scoring) and, for a model, each turn's tokens (None where the server sent
+    no `usage`)."""
 
     final_message: str
     messages: list[dict[str, Any]] = field(default_factory=list)
     turns: list[list[int]] = field(default_factory=list)
     stop_reason: StopReason = "answered"
     error: str | None = None
+    usage: list[TurnUsage | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

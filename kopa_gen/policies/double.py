@@ -43,12 +43,14 @@ class ToolCall:
 @dataclass(frozen=True)
 class Reply:
     """A 200 chat completion with one assistant message. `content` None is sent as JSON null; the `tool_calls`
-    key is left out when there are none; `finish_reason` defaults to "tool_calls" or "stop"."""
+    key is left out when there are none; `finish_reason` defaults to "tool_calls" or "stop"; `usage` gives the
+    token counts the body reports (scripted numbers, not measured ones)."""
 
     content: str | None = None
     tool_calls: Sequence[ToolCall] = ()
     finish_reason: str | None = None
     delay_s: float = 0.0
+    usage: tuple[int, int] | None = (0, 0)  # (prompt, completion) tokens; None leaves `usage` out
 
 
 @dataclass(frozen=True)
@@ -98,14 +100,21 @@ def _completion(step: Reply, n: int, model: str) -> dict[str, Any]:
             for i, call in enumerate(step.tool_calls)
         ]
     finish = step.finish_reason or ("tool_calls" if step.tool_calls else "stop")
-    return {
+    body: dict[str, Any] = {
         "id": f"chatcmpl-double-{n}",
         "object": "chat.completion",
         "created": 0,
         "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
     }
+    if step.usage is not None:
+        prompt, completion = step.usage
+        body["usage"] = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+    return body
 
 
 class ChatDouble:

@@ -8,6 +8,11 @@ tools and a used-up budget are tool errors the session answers. What ends it oth
 call budget, `max_turns`, the episode time-out, or the endpoint failing for good: stop reason `infrastructure`
 when it never answered (connection, time-outs, 5xx, 429 after every retry; `kopa-gen eval` runs the episode
 again on resume), `error` when it answered with something that is not a completion or a client error.
+
+What every request carries and how the loop runs are settings (kopa_gen.language.settings: `EndpointSettings`
+with its `GenerationSettings`, and `AgentSettings`); the tokens of each turn are kept when the server returns
+`usage`. In `tool_mode: prompt` the tools are described in the system prompt and calls are read from the reply's
+text (kopa_gen.policies.prompted), for servers without a tool-call parser.
 """
 
 from __future__ import annotations
@@ -16,16 +21,20 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from kopa_gen.client import redaction
 from kopa_gen.client.errors import redact
+from kopa_gen.language.records import TurnUsage
+from kopa_gen.language.settings import AgentSettings, EndpointSettings
 from kopa_gen.mcp.boundary import encodable, escaped_surrogates
+from kopa_gen.mcp.toolbox import parse_arguments
+from kopa_gen.plugins import Registry
 from kopa_gen.policies.base import Episode, TaskContext, register, system_prompt
 from kopa_gen.runtime.session import Session
 
@@ -79,10 +88,27 @@ class _Choice(BaseModel):
     finish_reason: str | None = None
 
 
+class _Usage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    prompt_tokens: int = Field(ge=0)
+    completion_tokens: int = Field(ge=0)
+
+
 class _Completion(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     choices: list[_Choice] = Field(min_length=1)
+    usage: _Usage | None = None
+
+    @field_validator("usage", mode="before")
+    @classmethod
+    def _partial_usage(cls, value: Any) -> Any:
+        """A `usage` that is not two counts (some servers send nulls or nothing) counts as none."""
+        ok = isinstance(value, dict) and all(
+            isinstance(value.get(k), int) for k in ("prompt_tokens", "completion_tokens")
+        )
+        return value if ok else None
 
 
 @dataclass(frozen=True)
@@ -114,16 +140,13 @@ class Call:
 
 
 def decode_arguments(raw: str | dict[str, Any] | None) -> Any:
-    """What the session is called with: the decoded JSON value, `{}` for no arguments, or the raw string when it
-    is not JSON (the session answers that with a tool error naming the tool)."""
+    """What the session is called with: the decoded JSON value, `{}` for no arguments, or `Unparsed` (the raw
+    text and the parser's position) when it is not JSON; the session answers that with a tool error saying so."""
     if raw is None or isinstance(raw, dict):
         return raw or {}
     if not raw.strip():
         return {}
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):  # not JSON; an integer past 4,300 digits; nesting past the stack
-        return raw
+    return parse_arguments(raw)
 
 
 @dataclass(frozen=True)
@@ -133,6 +156,7 @@ class Turn:
     content: str
     calls: list[Call]
     finish_reason: str | None
+    usage: TurnUsage | None = None
 
     def message(self) -> dict[str, Any]:
         if not self.calls:
@@ -167,7 +191,9 @@ def parse_turn(body: Any, turn: int) -> Turn:
         seen.add(call_id)
         raw = tc.function.arguments
         calls.append(Call(call_id, encodable(tc.function.name), raw, decode_arguments(raw)))
-    return Turn(content or "", calls, choice.finish_reason)
+    usage = completion.usage
+    counted = TurnUsage(**usage.model_dump()) if usage is not None else None
+    return Turn(content or "", calls, choice.finish_reason, counted)
 
 
 class EndpointError(Exception):
@@ -240,68 +266,54 @@ async def post_chat(
 class OpenAIPolicy:
     """A model behind an OpenAI-compatible `/chat/completions` endpoint.
 
-    `api_key_env` names the environment variable holding the key, read once per episode and sent as a Bearer
-    token; when it is unset no Authorization header is sent (a local vLLM without `--api-key`). Each request may
-    take `call_timeout_s`; time-outs, transport errors, 429 and 5xx are retried `retries` times with
-    exponential backoff (`backoff_s`, doubled each time); other statuses end the episode at once. The whole
-    episode, backoff included, is bounded by `episode_timeout_s`. `extra_body` is merged into every request
-    (e.g. `seed`, `max_tokens`, vLLM's `chat_template_kwargs`).
+    `endpoint.api_key_env` names the environment variable holding the key, read once per episode and sent as a
+    Bearer token; when it is unset no Authorization header is sent (a local vLLM without `--api-key`). Each
+    request may take `endpoint.timeout_s`; time-outs, transport errors, 429 and 5xx are retried
+    `endpoint.retries` times with exponential backoff (`endpoint.backoff_s`, doubled each time); other statuses end the
+    episode at once. The whole episode, backoff included, is bounded by `agent.episode_timeout_s`. Every request
+    carries `endpoint.generation` (temperature, top-p, max tokens, seed, stop, extra body).
     """
 
     name: str = "openai"
 
-    def __init__(
-        self,
-        *,
-        base_url: str,
-        model: str,
-        api_key_env: str = "OPENAI_API_KEY",
-        temperature: float = 0.0,
-        max_turns: int = 30,
-        call_timeout_s: float = 60.0,
-        episode_timeout_s: float = 600.0,
-        retries: int = 3,
-        backoff_s: float = 1.0,
-        extra_body: dict[str, Any] | None = None,
-    ) -> None:
-        if max_turns < 1 or retries < 0 or call_timeout_s <= 0 or episode_timeout_s <= 0 or backoff_s < 0:
-            raise ValueError(
-                "openai policy: max_turns >= 1, retries >= 0, backoff_s >= 0 and positive time-outs"
-            )
-        self.base_url = base_url.rstrip("/")
-        self.model = model
-        self.api_key_env = api_key_env
-        self.temperature = temperature
-        self.max_turns = max_turns
-        self.call_timeout_s = call_timeout_s
-        self.episode_timeout_s = episode_timeout_s
-        self.retries = retries
-        self.backoff_s = backoff_s
-        self.extra_body = dict(extra_body or {})
+    def __init__(self, *, endpoint: EndpointSettings, agent: AgentSettings | None = None) -> None:
+        self.endpoint = endpoint
+        self.agent = agent or AgentSettings()
+        self.protocol: ToolProtocol = TOOL_PROTOCOLS.get(self.agent.tool_mode)()
 
-    def system(self, ctx: TaskContext) -> str:
-        return system_prompt(ctx.task, ctx.mode)
+    @property
+    def base_url(self) -> str:
+        return self.endpoint.base_url
+
+    @property
+    def model(self) -> str:
+        return self.endpoint.model
+
+    def system(self, ctx: TaskContext, session: Session) -> str:
+        """The system prompt: every policy's, and in prompt mode the tools and how to call them."""
+        tools = self.protocol.system_suffix(session.tools(), self.agent.parallel_tool_calls)
+        return system_prompt(ctx.task, ctx.mode) + tools
 
     async def run(self, ctx: TaskContext, session: Session) -> Episode:
         episode = Episode(
             final_message="",
             messages=[
-                {"role": "system", "content": self.system(ctx)},
+                {"role": "system", "content": self.system(ctx, session)},
                 {"role": "user", "content": ctx.task.query},
             ],
         )
-        key, headers = bearer(self.api_key_env)
+        key, headers = bearer(self.endpoint.api_key_env)
         try:
             async with (
-                asyncio.timeout(self.episode_timeout_s),
-                httpx.AsyncClient(headers=headers, timeout=self.call_timeout_s) as client,
+                asyncio.timeout(self.agent.episode_timeout_s),
+                httpx.AsyncClient(headers=headers, timeout=self.endpoint.timeout_s) as client,
             ):
                 # Each (seed, rollout) samples differently and reproducibly where the server honours `seed`.
                 seed = ctx.seed * 1000 + ctx.rollout
                 await self._loop(_Endpoint(self, client, key, seed), session, episode)
         except TimeoutError:
             episode.stop_reason = "timeout"
-            episode.error = f"episode time-out of {self.episode_timeout_s:g}s reached"
+            episode.error = f"episode time-out of {self.agent.episode_timeout_s:g}s reached"
         except EndpointDown as exc:
             episode.stop_reason = "infrastructure"
             episode.error = str(exc)
@@ -317,15 +329,16 @@ class OpenAIPolicy:
         answer tool, a turn that submitted. When the call budget is used up the model gets one more turn, in which
         only the answer tool works, so that it can still submit what it has."""
         tools = openai_tools(session.tools())
-        grace = session.channel is not None
-        for turn_no in range(self.max_turns):
-            turn = parse_turn(await endpoint.complete(episode.messages, tools), turn_no)
-            episode.messages.append(turn.message())
+        grace = session.channel is not None and self.agent.budget_grace
+        for turn_no in range(self.agent.max_turns):
+            turn = self.protocol.turn(await endpoint.complete(episode.messages, tools), turn_no)
+            episode.usage.append(turn.usage)
+            episode.messages.append(self.protocol.message(turn))
             if not turn.calls:
                 episode.stop_reason = "answered"
                 episode.final_message = turn.content
                 return
-            await _execute(session, turn.calls, episode)
+            await _execute(session, turn.calls, episode, self.protocol)
             if session.submissions:
                 episode.stop_reason = "answered"
                 episode.final_message = turn.content
@@ -347,7 +360,7 @@ class ClosedBookPolicy(OpenAIPolicy):
 
     name: str = "closed-book"
 
-    def system(self, ctx: TaskContext) -> str:
+    def system(self, ctx: TaskContext, session: Session) -> str:
         lines = [
             "당신은 한국 공공데이터에 관한 질문에 답하는 어시스턴트입니다. 도구는 없습니다: 알고 있는 지식만으로 답하세요.",
             f"오늘 날짜: {ctx.task.system.today.isoformat()}",
@@ -357,12 +370,13 @@ class ClosedBookPolicy(OpenAIPolicy):
 
     async def _loop(self, endpoint: _Endpoint, session: Session, episode: Episode) -> None:
         turn = parse_turn(await endpoint.complete(episode.messages, []), 0)
+        episode.usage.append(turn.usage)
         episode.messages.append(turn.message())
         episode.stop_reason = "answered"
         episode.final_message = turn.content
 
 
-async def _execute(session: Session, calls: list[Call], episode: Episode) -> None:
+async def _execute(session: Session, calls: list[Call], episode: Episode, protocol: ToolProtocol) -> None:
     """Run one turn's calls concurrently; tool messages follow in the order the model gave the calls. The turn's
     session-call indices are recorded even when the episode time-out cuts the turn short.
 
@@ -377,8 +391,7 @@ async def _execute(session: Session, calls: list[Call], episode: Episode) -> Non
             outcomes.append(await session.call(c.tool, c.arguments))
     finally:
         episode.turns.append(list(range(first, len(session.calls))))
-    for call, outcome in zip(calls, outcomes, strict=True):
-        episode.messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.text})
+    episode.messages += protocol.results(calls, [o.text for o in outcomes])
 
 
 def _last_content(messages: list[dict[str, Any]]) -> str:
@@ -399,21 +412,74 @@ class _Endpoint:
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         p = self.policy
-        body: dict[str, Any] = {
-            "model": p.model,
-            "messages": messages,
-            "temperature": p.temperature,
-            "seed": self.seed,
-        }
+        body: dict[str, Any] = {"model": p.endpoint.model, "messages": messages}
         if tools:
-            body |= {"tools": tools, "tool_choice": "auto", "parallel_tool_calls": True}
-        body |= p.extra_body
+            body |= p.protocol.request_fields(tools, p.agent.parallel_tool_calls)
+        body |= p.endpoint.generation.body(self.seed)
         return await post_chat(
             self.client,
-            p.base_url,
+            p.endpoint.base_url,
             body,
             key=self.key,
-            retries=p.retries,
-            backoff_s=p.backoff_s,
-            call_timeout_s=p.call_timeout_s,
+            retries=p.endpoint.retries,
+            backoff_s=p.endpoint.backoff_s,
+            call_timeout_s=p.endpoint.timeout_s,
         )
+
+
+class ToolProtocol(Protocol):
+    """How tools reach the model and calls come back: `native` (the request's `tools`, the reply's `tool_calls`)
+    or `prompt` (kopa_gen.policies.prompted)."""
+
+    def system_suffix(self, tools: list[dict[str, Any]], parallel: bool) -> str:
+        """What the system prompt gains (prompt mode: the tools and how to call them)."""
+        ...
+
+    def request_fields(self, tools: list[dict[str, Any]], parallel: bool) -> dict[str, Any]:
+        """What a request carries for the tools."""
+        ...
+
+    def turn(self, body: Any, turn: int) -> Turn:
+        """The model's turn read from a completion body."""
+        ...
+
+    def message(self, turn: Turn) -> dict[str, Any]:
+        """The turn as it goes back into the transcript."""
+        ...
+
+    def results(self, calls: list[Call], texts: list[str]) -> list[dict[str, Any]]:
+        """The messages that bring a turn's tool results back."""
+        ...
+
+
+TOOL_PROTOCOLS: Registry[Callable[[], ToolProtocol]] = Registry(
+    "tool mode",
+    "kopa_gen.policies",
+    "register a ToolProtocol class in kopa_gen/policies/ with @TOOL_PROTOCOLS",
+)
+"""The tool protocols by `AgentSettings.tool_mode`: `native` here, `prompt` in kopa_gen/policies/prompted.py."""
+
+
+@TOOL_PROTOCOLS.register("native")
+class NativeTools:
+    """Tools in the request's `tools` field, calls in the reply's `tool_calls` (a server with a tool parser)."""
+
+    name = "native"
+
+    def system_suffix(self, tools: list[dict[str, Any]], parallel: bool) -> str:
+        return ""
+
+    def request_fields(self, tools: list[dict[str, Any]], parallel: bool) -> dict[str, Any]:
+        return {"tools": tools, "tool_choice": "auto", "parallel_tool_calls": parallel}
+
+    def turn(self, body: Any, turn: int) -> Turn:
+        return parse_turn(body, turn)
+
+    def message(self, turn: Turn) -> dict[str, Any]:
+        return turn.message()
+
+    def results(self, calls: list[Call], texts: list[str]) -> list[dict[str, Any]]:
+        return [
+            {"role": "tool", "tool_call_id": call.id, "content": text}
+            for call, text in zip(calls, texts, strict=True)
+        ]

@@ -19,7 +19,8 @@ from kopa_gen.language.diagnostics import InfrastructureError
 from kopa_gen.language.kopa import Category
 from kopa_gen.mcp.boundary import check_arguments, echo_name
 from kopa_gen.mcp.generated import generated_module
-from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome
+from kopa_gen.mcp.render import Rendering
+from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome, Unparsed, not_json
 from kopa_gen.project import Project
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.sandbox.emulator import Sandbox
@@ -94,6 +95,8 @@ class Session:
         0  # calls admitted so far, counted before they run so parallel calls cannot overrun the budget
     )
     submissions: list[Any] = field(default_factory=list)  # what the channel read from each valid submission
+    # how results reach the model: compact, cut at the tool-result budget (kopa_gen/mcp/render.py)
+    rendering: Rendering = field(default_factory=Rendering)
     stop_on_infrastructure: bool = False
     """Raise InfrastructureError after logging a call the environment failed (a sandbox error, a platform's 5xx or
     time-out past every retry): an eval ends such an episode at once and runs it again later. Off where failures
@@ -112,12 +115,14 @@ class Session:
         world_seed: int | None = None,
         retry: RetryPolicy | None = None,
         channel: AnswerChannel | None = None,
+        result_chars: int | None = None,
         stop_on_infrastructure: bool = False,
     ) -> Session:
         """A fresh episode over `platforms` (live mode reaches the real services, except local platforms such as
         the workspace, which always live in the session's sandbox). `retry` overrides the clients' retry policy
         in the sandbox (EDGE probes turn retries off so that injected faults reach the posterior). `channel` adds
-        the answer tool (submit mode); without it the episode ends with a text reply."""
+        the answer tool (submit mode); without it the episode ends with a text reply. `result_chars` is the
+        tool-result budget (None: results are never cut)."""
         box = open_sandbox(project, sandbox, world_seed)
         toolboxes: dict[str, ToolBox] = {}
         clients: list[PlatformClient] = []
@@ -127,6 +132,7 @@ class Session:
             toolboxes[pid] = generated_module(pid, root=project.root).create_toolbox(client)
         exposed = frozenset(tools) if tools is not None else None
         session = cls(project, tuple(platforms), box, toolboxes, clients, max_calls, exposed, channel)
+        session.rendering = Rendering(result_chars)
         session.stop_on_infrastructure = stop_on_infrastructure
         return session
 
@@ -184,6 +190,10 @@ class Session:
             outcome = ToolOutcome(
                 True, "the answer was submitted: the episode is over, no more calls run", None, "submitted"
             )
+        elif isinstance(
+            arguments, Unparsed
+        ):  # said first: the name may be a casualty of the same broken text
+            outcome = not_json(tool or "the tool call", arguments)
         elif box is None:
             names = ", ".join(sorted(t["name"] for t in self.tools()))
             outcome = ToolOutcome(
@@ -191,7 +201,7 @@ class Session:
             )
         else:
             try:
-                outcome = await box.call(tool, arguments)
+                outcome = await box.call(tool, arguments, self.rendering)
             except BaseException as exc:  # a bug or a cancellation: the log still says how the call ended
                 code = "cancelled" if isinstance(exc, asyncio.CancelledError) else "crashed"
                 text = f"{type(exc).__name__}: {exc}"
@@ -219,6 +229,8 @@ class Session:
         assert self.channel is not None
         index = len(self.calls)
         try:
+            if isinstance(arguments, Unparsed):
+                raise ValueError(not_json(self.channel.name, arguments).text)
             refused = check_arguments(arguments)
             if refused is not None:
                 raise ValueError(f"invalid arguments for {self.channel.name}: {refused}")

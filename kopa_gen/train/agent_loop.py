@@ -170,6 +170,8 @@ class KopaToolAgentLoop(ToolAgentLoop):  # type: ignore[misc]  # verl is untyped
             tools=spec.get("tools"),
             sandbox=SandboxConfig(seed=int(spec.get("seed", 0))),
             channel=contract.channel_of(spec),
+            # the budget is verl's own max_tool_response_length: results arrive rendered within it, as in eval
+            result_chars=int(self.max_tool_response_length),
         )
         typed = contract.submit_tool_for(spec)
         if (

@@ -25,6 +25,7 @@ from typing import Any
 
 from kopa_gen.evaluate.submission import SUBMIT_TOOL, SubmitChannel
 from kopa_gen.language.answers import answer_adapter
+from kopa_gen.language.settings import TOOL_RESULT_CHARS
 from kopa_gen.language.task import AnswerMode, Task
 from kopa_gen.runtime.session import CallRecord
 
@@ -37,9 +38,11 @@ CALLS = "kopa_calls"
 TURNS = "kopa_turns"
 STOP_REASON = "kopa_stop_reason"
 
-# how verl's agent loop cuts a long tool result (rollout.multi_turn.max_tool_response_length and
-# tool_response_truncate_side; configs/grpo.yaml sets them): the SFT export cuts with the same function
-TOOL_CHARS = 16384
+# the tool-result budget (kopa_gen.language.settings.TOOL_RESULT_CHARS): the session renders every result within
+# it (kopa_gen/mcp/render.py, cut at a row boundary with a note), and it is verl's
+# rollout.multi_turn.max_tool_response_length (configs/grpo.yaml), so verl's own cut below never fires on a
+# session's result; the SFT export keeps it as a guard with the same function
+TOOL_CHARS = TOOL_RESULT_CHARS
 TOOL_SIDE = "right"
 
 

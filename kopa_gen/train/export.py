@@ -32,6 +32,7 @@ from kopa_gen.evaluate.runner import EvalConfig, run_episode, secrets, selected
 from kopa_gen.evaluate.submission import SUBMIT_TOOL
 from kopa_gen.language.diagnostics import UserError
 from kopa_gen.language.task import Task
+from kopa_gen.mcp.render import CUT_MARK as CUT
 from kopa_gen.policies.base import system_prompt
 from kopa_gen.policies.openai import openai_tools
 from kopa_gen.project import Project
@@ -280,9 +281,11 @@ async def oracle_records(
     fixtures: dict[str, dict[str, Any]],
     episode_seed: int,
     concurrency: int,
+    tool_chars: int | None = TOOL_CHARS,
 ) -> dict[str, dict[str, Any]]:
-    """One oracle episode per task, exactly as `kopa-gen eval --policy oracle` runs it."""
-    config = EvalConfig(policy="oracle", out=Path("."), answer_mode="submit")
+    """One oracle episode per task, exactly as `kopa-gen eval --policy oracle` runs it (results within the
+    tool-result budget `tool_chars`)."""
+    config = EvalConfig(policy="oracle", out=Path("."), answer_mode="submit", tool_result_chars=tool_chars)
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(task: Task) -> tuple[str, dict[str, Any]]:
@@ -355,21 +358,29 @@ def export(
     sft_rows: dict[Split, list[dict[str, Any]]] = {"train": [], "val": []}
     skipped: list[dict[str, Any]] = []
     longest: dict[str, int] = {}  # per task, its oracle trajectory's longest tool result (characters)
+    cut: list[
+        str
+    ] = []  # tasks whose gold chain meets a result the budget cut (the model would not see it all)
     if sft:
-        records = asyncio.run(oracle_records(project, chosen, fixtures, episode_seed, concurrency))
+        records = asyncio.run(
+            oracle_records(project, chosen, fixtures, episode_seed, concurrency, tool_chars)
+        )
         hidden = secrets(project, EvalConfig(policy="oracle", out=Path(".")))
         for task in chosen:
             record = records[task.id]
-            longest[task.id] = max(
-                (len(str(m.get("content") or "")) for m in record["messages"] if m.get("role") == "tool"),
-                default=0,
-            )
-            if not record["reward"]:
+            results = [str(m.get("content") or "") for m in record["messages"] if m.get("role") == "tool"]
+            longest[task.id] = max(map(len, results), default=0)
+            if any(CUT in text for text in results):
+                cut.append(task.id)
+            if not record["reward"] or task.id in cut:  # a cut chain would teach answering from unseen rows
                 skipped.append(
                     {
                         "task_id": task.id,
                         "stop_reason": record["stop_reason"],
-                        "error": record["error"],
+                        "error": record["error"]
+                        or (
+                            f"a gold result is cut to fit {tool_chars} characters" if task.id in cut else None
+                        ),
                         "response": record["response"],
                         "environment": record["environment"],
                     }
@@ -413,8 +424,10 @@ def export(
             **({"sft_train": len(sft_rows["train"]), "sft_val": len(sft_rows["val"])} if sft else {}),
         },
         "sft_skipped": skipped,
-        # verl cuts a tool result at max_tool_response_length (configs/grpo.yaml: 16384 characters); a task whose
-        # gold chain needs a longer one cannot be solved as exported, so they are counted and named here
+        # the tool-result budget (= verl's max_tool_response_length): results are rendered within it, cut at a row
+        # boundary with a note; a task whose gold chain meets a cut result cannot be solved from what the model
+        # sees, so they are counted and named here ("cut"); "over_limit" lists results longer than the budget
+        # anyway (a session without it), which verl would cut mid-row
         "tool_result_chars": {
             "limit": tool_chars,
             "side": tool_side,
@@ -422,6 +435,7 @@ def export(
             "max": max(longest.values(), default=0),
             "median": sorted(longest.values())[len(longest) // 2] if longest else 0,
             "over_limit": sorted(t for t, n in longest.items() if n > tool_chars),
+            "cut": sorted(cut),
         },
         "bytes": size,
         "seconds": {"rl": round(rl_s, 3), "sft": round(total_s - rl_s, 3), "total": round(total_s, 3)},
@@ -454,11 +468,17 @@ def format_stats(stats: dict[str, Any]) -> str:
         lines.append(
             f"  longest tool result per task: median {chars['median']}, max {chars['max']} characters"
         )
+        lines[-1] += f" (the budget: {chars['limit']})"
         if chars["over_limit"]:
             lines.append(
                 f"  warning: {len(chars['over_limit'])} tasks need a tool result longer than "
                 f"{chars['limit']} characters (verl's max_tool_response_length cuts it): "
-                + ", ".join(chars["over_limit"][:10])
+                + ", ".join(chars["over_limit"])
+            )
+        if chars.get("cut"):
+            lines.append(
+                f"  warning: {len(chars['cut'])} tasks' gold chains meet a result cut to fit the budget of "
+                f"{chars['limit']} characters (smaller gold pages would fit): " + ", ".join(chars["cut"])
             )
     lines.append("  files: " + ", ".join(f"{name} {n / 1024:.1f} KiB" for name, n in stats["bytes"].items()))
     lines.append(

@@ -85,11 +85,18 @@ def _tool_caps(
             )
     else:
         limit = int(chars.get("limit") or 0)
+    cut = list(chars.get("cut") or [])
+    if cut:
+        report.problems.append(
+            f"{len(cut)} tasks' gold chains meet a tool result cut to fit the budget of {chars.get('limit')} "
+            f"characters: {', '.join(cut)}; the model cannot see what their answers need. Give their gold calls "
+            "smaller pages, or export with a larger budget and the same max_tool_response_length"
+        )
     over = sorted(t for t, n in per_task.items() if limit and n > limit)
     if over:
         report.problems.append(
             f"{len(over)} tasks need a tool result longer than the RL cap of {limit} characters (longest "
-            f"{max(per_task[t] for t in over)}): {', '.join(over[:8])}{' ...' if len(over) > 8 else ''}; raise "
+            f"{max(per_task[t] for t in over)}): {', '.join(over)}; raise "
             "actor_rollout_ref.rollout.multi_turn.max_tool_response_length and export again with the same "
             "cap, or leave these tasks out of the export (--tasks)"
         )

@@ -1,0 +1,391 @@
+"""The question at the end of a chain, asked of its focus (kopa_gen/edge/builder.py), with its answer path and the
+typed answer. Only fields whose meaning has a question phrase are asked; a measure is summed, averaged or
+compared, a name is asked of the row at an extreme, a category counts rows; ids and codes never are.
+
+    one row      its field's value                          "…의 평일 배차 간격은 몇 분인가요?"
+    a set        how many rows have a category or pass a threshold; the sum, mean, largest, smallest of a
+                 measure; the name of the row at an extreme  "…중 직원 수가 가장 많은 회사는 어디인가요?"
+    a fan-out    the sum of the items' values; each item's value; the item at an extreme
+    two foci     both values (Sem); the first minus the second (Cmp)
+
+A count of a whole result is never asked: its total is on the first page, so it needs no paging and no chain.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal
+
+from kopa_gen.edge.builder import PHI, Chain, Focus, NotInstantiable, quote
+from kopa_gen.edge.korean import of, value_words
+from kopa_gen.edge.signatures import OutField, ToolSig
+from kopa_gen.language.answers import (
+    Answer,
+    CodeAnswer,
+    DateAnswer,
+    ItemAnswer,
+    ListAnswer,
+    NumberAnswer,
+    TextAnswer,
+)
+from kopa_gen.language.functions import maybe_number, plain_number
+from kopa_gen.language.meaning import FieldMeaning
+from kopa_gen.language.task import Combine, From
+from kopa_gen.language.units import parse_unit
+from kopa_gen.runtime.answer import derive_answer
+from kopa_gen.runtime.paths import PathError
+
+AskKind = Literal["value", "count", "sum", "avg", "max", "min", "argmax", "argmin", "list", "diff"]
+
+
+@dataclass(frozen=True)
+class Ask:
+    kind: AskKind
+    answer_from: From | Combine
+    answer: Answer
+    value: Any
+    question: str  # the question sentence, particles unresolved ('…은(는) 얼마인가요?')
+    what: str  # the asked quantity in words, for the report
+
+
+def asked_fields(sig: ToolSig, roles: Sequence[str] | None = None) -> list[OutField]:
+    return [
+        o
+        for o in sig.outputs
+        if o.meaning is not None and o.meaning.ask and (roles is None or o.meaning.role in roles)
+    ]
+
+
+def _labelled(path: str, m: FieldMeaning) -> str:
+    """The path with a code translated into its label, when the meaning labels the field's values."""
+    if not m.labels:
+        return path
+    table = ", ".join(quote(f"{k}={v}") for k, v in sorted(m.labels.items()))
+    return f"{path} | map({table})"
+
+
+def typed(value: Any, m: FieldMeaning | None, unit: str | None = None) -> ItemAnswer:
+    """An executed value as a typed answer of the field's role."""
+    role = m.role if m is not None else "measure"
+    if role in ("measure", "year") or m is None:
+        n = maybe_number(value)
+        if n is None:
+            raise NotInstantiable(f"{value!r} is not a number")
+        u = unit if unit is not None else (m.unit if m is not None else None)
+        return NumberAnswer(value=plain_number(n), unit=u)
+    if role == "date":
+        text = str(value).replace("-", "").replace(".", "")
+        try:
+            return DateAnswer(value=dt.date(int(text[:4]), int(text[4:6]), int(text[6:8])))
+        except ValueError as exc:
+            raise NotInstantiable(f"{value!r} is not a date") from exc
+    if role == "code":
+        try:
+            return CodeAnswer(value=str(value).strip())
+        except ValueError as exc:
+            raise NotInstantiable(f"{value!r} is not a code") from exc
+    text = str(value).strip()
+    if not text or len(text) > 40:
+        raise NotInstantiable(f"{text[:40]!r} is no short answer")
+    try:
+        return TextAnswer(value=text)
+    except ValueError as exc:
+        raise NotInstantiable(f"{text!r} cannot be graded") from exc
+
+
+def _wh(m: FieldMeaning, unit: str | None = None) -> str:
+    wh = m.question_word()
+    if wh == "몇":
+        return f"몇 {unit or m.unit or ''}".strip()
+    return wh
+
+
+def extreme_word(m: FieldMeaning, which: str) -> str:
+    """'가장 많은' for a count, '가장 큰' for other quantities (and their opposites)."""
+    unit = parse_unit(m.unit) if m.unit else None
+    if unit is not None and unit.dimension == "count":
+        return "가장 많은" if which == "max" else "가장 적은"
+    return "가장 큰" if which == "max" else "가장 작은"
+
+
+def _count_unit(counter: str) -> str | None:
+    unit = parse_unit(counter)
+    return counter if unit is not None and unit.dimension == "count" else None
+
+
+def _derive(chain: Chain, answer_from: From | Combine) -> Any:
+    try:
+        return derive_answer(chain.walk.results, answer_from)
+    except PathError as exc:
+        raise NotInstantiable(f"the answer does not derive: {exc}") from exc
+
+
+def _from(call: str, path: str) -> From:
+    return From.model_validate({"from": call, "path": path})
+
+
+def ask_one(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str]) -> Ask:
+    """A field of the one focus row: its value."""
+    avoid = avoid | chain.known()
+    sig = chain.sigs[focus.tool]
+    row = focus.rows[0]
+    options = [
+        o
+        for o in asked_fields(sig, ("measure", "name", "date", "enum", "code", "text", "time", "year"))
+        if row.get(o.name) not in (None, "")
+        and str(row.get(o.name)).strip() not in avoid
+        and (o.meaning is None or o.meaning.role != "text" or len(str(row.get(o.name))) <= 30)
+    ]
+    if not options:
+        raise NotInstantiable(f"no field of {focus.tool} to ask about")
+    out = rng.choice(options)
+    m = out.meaning
+    assert m is not None and m.ask is not None
+    answer_from = _from(focus.call, _labelled(focus.path(out.name), m))
+    value = _derive(chain, answer_from)
+    question = f"{of(focus.phrase, m.ask)}은(는) {_wh(m)}인가요?"
+    return Ask("value", answer_from, typed(value, m), value, question, m.ask)
+
+
+def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str]) -> Ask:
+    """A question over every row of the focus set (which the agent must read to the end)."""
+    avoid = avoid | chain.known()
+    sig = chain.sigs[focus.tool]
+    noun = sig.about.noun if sig.about is not None else "항목"
+    counter = sig.about.counter if sig.about is not None else "개"
+    rows = focus.rows
+    kinds: list[tuple[str, OutField]] = []
+    for o in asked_fields(sig, ("measure",)):
+        nums = [maybe_number(r.get(o.name)) for r in rows]
+        if (
+            sum(n is not None for n in nums) >= max(2, len(rows) // 2)
+            and len({n for n in nums if n is not None}) >= 2
+        ):
+            kinds += [("sum", o), ("avg", o), ("max", o), ("min", o), ("argmax", o), ("argmin", o)]
+    for o in asked_fields(sig, ("enum",)):
+        values = {str(r.get(o.name)) for r in rows if r.get(o.name) not in (None, "")}
+        if 2 <= len(values) <= 12:
+            kinds.append(("count", o))
+    names = [o for o in asked_fields(sig, ("name",)) if len({str(r.get(o.name)) for r in rows}) == len(rows)]
+    kinds = [(k, o) for k, o in kinds if k not in ("argmax", "argmin") or names]
+    rng.shuffle(kinds)
+    for kind, o in kinds:
+        m = o.meaning
+        assert m is not None and m.ask is not None
+        every = f"{focus.sel}[*].{o.name}"
+        if kind in ("sum", "avg", "max", "min"):
+            answer_from = _from(focus.call, f"{kind}({every})")
+            value = _derive(chain, answer_from)
+            if kind == "avg":
+                answer_from = _from(focus.call, f"avg({every}) | round(2)")
+                value = _derive(chain, answer_from)
+            word = {"sum": "합계", "avg": "평균", "max": "최댓값", "min": "최솟값"}[kind]
+            whole = focus.phrase if focus.narrowed is not None else f"{focus.phrase} 전체"
+            question = f"{of(whole, m.ask)} {word}은(는) {_wh(m)}인가요?"
+            answer: Answer = typed(value, m)
+            if kind == "avg":
+                answer = answer.model_copy(update={"rel_tolerance": 0.001})
+            return Ask(kind, answer_from, answer, value, question, f"{m.ask} {word}")  # type: ignore[arg-type]
+        if kind in ("argmax", "argmin"):
+            which = "max" if kind == "argmax" else "min"
+            nums = [maybe_number(r.get(o.name)) for r in rows]
+            extreme = (
+                max(n for n in nums if n is not None)
+                if which == "max"
+                else min(n for n in nums if n is not None)
+            )
+            if sum(n == extreme for n in nums) != 1:
+                continue  # a tie has no single answer
+            name = rng.choice(names)
+            nm = name.meaning
+            assert nm is not None and nm.ask is not None
+            answer_from = _from(focus.call, f"{focus.sel}[{o.name}=@{which}].{name.name}")
+            value = _derive(chain, answer_from)
+            if str(value).strip() in avoid:
+                continue
+            word = extreme_word(m, which)
+            question = f"{focus.phrase} 중 {m.ask}이(가) {word} {noun}의 {nm.ask}은(는) {_wh(nm)}인가요?"
+            return Ask(kind, answer_from, typed(value, nm), value, question, f"{m.ask} {word} {noun}")  # type: ignore[arg-type]
+        if kind == "count":
+            present = sorted({str(r.get(o.name)) for r in rows if r.get(o.name) not in (None, "")})
+            value_ = rng.choice(present)
+            hits = sum(str(r.get(o.name)) == value_ for r in rows)
+            if hits == len(rows):
+                continue
+            answer_from = _from(focus.call, f"count({focus.sel}[{o.name}={quote(value_)}])")
+            value = _derive(chain, answer_from)
+            words = value_words(value_, m)
+            unit = _count_unit(counter)
+            question = f"{focus.phrase} 중 {m.ask}이(가) {words}인 {noun}은(는) 몇 {counter}인가요?"
+            return Ask(
+                "count",
+                answer_from,
+                NumberAnswer(value=int(value), unit=unit),
+                value,
+                question,
+                f"{words}인 {noun} 수",
+            )
+    raise NotInstantiable(f"no question over the rows of {focus.tool}")
+
+
+def ask_fan(chain: Chain, call: str, items: Focus, rng: random.Random) -> Ask:
+    """A question over a fan-out's items: their values summed, listed, or the item at an extreme."""
+    sig = chain.sigs[chain_tool(chain, call)]
+    results = chain.walk.results[call]
+    singles = all(len(_item_rows(r)) == 1 for r in results)
+    producer = chain.sigs[items.tool]
+    names = [
+        o
+        for o in asked_fields(producer, ("name",))
+        if len({str(r.get(o.name)) for r in items.rows}) == len(items.rows)
+    ]
+    options: list[tuple[str, OutField]] = []
+    for o in asked_fields(sig, ("measure",)):
+        if all(all(maybe_number(row.get(o.name)) is not None for row in _item_rows(r)) for r in results):
+            options.append(("sum", o))
+            if singles and names and len(results) >= 4:
+                options += [("argmax", o), ("argmin", o)]
+    if singles:
+        for o in asked_fields(sig, ("measure", "date", "name", "enum")):
+            if all(_item_rows(r)[0].get(o.name) not in (None, "") for r in results):
+                options.append(("list", o))
+    rng.shuffle(options)
+    for kind, o in options:
+        m = o.meaning
+        assert m is not None and m.ask is not None
+        if kind == "sum":
+            path = f"sum([*].result.rows[0].{o.name})" if singles else f"sum([*].result.rows[*].{o.name})"
+            answer_from = _from(call, path)
+            value = _derive(chain, answer_from)
+            question = f"{of(items.phrase, m.ask)}을(를) 모두 더하면 {_wh(m)}인가요?"
+            return Ask("sum", answer_from, typed(value, m), value, question, f"{m.ask} 합계")
+        if kind in ("argmax", "argmin"):
+            which = "max" if kind == "argmax" else "min"
+            vals = [maybe_number(_item_rows(r)[0].get(o.name)) for r in results]
+            extreme = (
+                max(v for v in vals if v is not None)
+                if which == "max"
+                else min(v for v in vals if v is not None)
+            )
+            if sum(v == extreme for v in vals) != 1:
+                continue
+            name = rng.choice(names)
+            nm = name.meaning
+            assert nm is not None and nm.ask is not None
+            answer_from = _from(call, f"[result.rows[0].{o.name}=@{which}].each.{name.name}")
+            value = _derive(chain, answer_from)
+            word = extreme_word(m, which)
+            noun = producer.about.noun if producer.about is not None else "항목"
+            question = f"{items.phrase} 가운데 {m.ask}이(가) {word} {noun}의 {nm.ask}은(는) {_wh(nm)}인가요?"
+            return Ask(kind, answer_from, typed(value, nm), value, question, f"{m.ask} {word}")  # type: ignore[arg-type]
+        if kind == "list":
+            answer_from = _from(
+                call,
+                _labelled(f"list([*].result.rows[0].{o.name})", m)
+                if not m.labels
+                else f"list([*].result.rows[0].{o.name})",
+            )
+            value = _derive(chain, answer_from)
+            if not isinstance(value, list) or len(set(map(str, value))) < 2:
+                continue
+            echoed = [
+                str(v).strip() in {str(x).strip() for x in row.values()}
+                for v, row in zip(value, items.rows, strict=False)
+            ]
+            if any(echoed):
+                continue  # an item's answer is its own row's value: the fan-out read back what it was sent
+            items_ = [typed(v, m) for v in value]
+            question = f"{of(items.phrase, m.ask)}을(를) 각각 알려 주세요."
+            return Ask("list", answer_from, ListAnswer(items=items_), value, question, f"{m.ask} 각각")
+    raise NotInstantiable(f"no question over the fan-out of {sig.name}")
+
+
+def chain_tool(chain: Chain, call: str) -> str:
+    for step in chain.steps:
+        for c in step.calls:
+            if c.id == call:
+                return c.tool
+    raise KeyError(call)
+
+
+def _item_rows(item: Any) -> list[dict[str, Any]]:
+    result = item.get("result") if isinstance(item, dict) else None
+    if not isinstance(result, dict):
+        return []
+    rows = result.get("rows")
+    if isinstance(rows, list):
+        return [r for r in rows if isinstance(r, dict)]
+    return [result["record"]] if isinstance(result.get("record"), dict) else []
+
+
+def ask_number(
+    chain: Chain, focus: Focus, rng: random.Random, field: str | None = None
+) -> tuple[From, FieldMeaning, str]:
+    """One number of a focus, for Cmp and Cond: a measure of the one row, or (of a set) a measure's sum. Returns
+    the reference, the field's meaning and the quantity in words."""
+    sig = chain.sigs[focus.tool]
+    options = [o for o in asked_fields(sig, ("measure",)) if field is None or o.name == field]
+    rng.shuffle(options)
+    for o in options:
+        m = o.meaning
+        assert m is not None and m.ask is not None
+        if focus.single:
+            if maybe_number(focus.rows[0].get(o.name)) is None:
+                continue
+            return _from(focus.call, focus.path(o.name)), m, m.ask
+        if all(maybe_number(r.get(o.name)) is not None for r in focus.rows):
+            return _from(focus.call, f"sum({focus.sel}[*].{o.name})"), m, f"{m.ask} 합계"
+    raise NotInstantiable(f"no number to compare in {focus.tool}")
+
+
+def ask_pair(
+    chain: Chain, a: Focus, b: Focus, rng: random.Random, op: Literal["list", "diff"], labels: Sequence[str]
+) -> Ask:
+    """Sem: the two values in turn; Cmp: the first minus the second (of one quantity)."""
+    if op == "diff":
+        ref_a, m, what = ask_number(chain, a, rng)
+        field = ref_a.path.split(".")[-1].rstrip(")")
+        ref_b, _, _ = ask_number(chain, b, rng, field if a.single and b.single else None)
+        if ref_a.path.split("(")[0] != ref_b.path.split("(")[0]:
+            raise NotInstantiable("the two sides give different quantities")
+        answer_from = Combine(op="diff", of=[ref_a, ref_b])
+        value = _derive(chain, answer_from)
+        if Decimal(str(value)) == 0:
+            raise NotInstantiable("no difference to ask about")
+        question = f"{of(labels[0], what)}에서 {of(labels[1], what)}을(를) 빼면 {_wh(m)}인가요?"
+        return Ask("diff", answer_from, typed(value, m), value, question, f"{what} 차이")
+    one = ask_one(chain, a, rng, set()) if a.single else ask_set(chain, a, rng, set())
+    two = ask_one(chain, b, rng, set()) if b.single else ask_set(chain, b, rng, set())
+    if not isinstance(one.answer_from, From) or not isinstance(two.answer_from, From):
+        raise NotInstantiable("a pair needs one value from each side")
+    if one.answer.kind != two.answer.kind or one.answer.kind == "list":
+        raise NotInstantiable("the two answers are of different kinds")
+    if (
+        isinstance(one.answer, NumberAnswer)
+        and isinstance(two.answer, NumberAnswer)
+        and one.answer.unit != two.answer.unit  # one submission carries one unit
+    ):
+        raise NotInstantiable("the two numbers are in different units")
+    answer_from = Combine(op="list", of=[one.answer_from, two.answer_from])
+    value = _derive(chain, answer_from)
+    question = f"{_stem(one.question)}, 그리고 {two.question}"
+    return Ask(
+        "list",
+        answer_from,
+        ListAnswer(items=[one.answer, two.answer], ordered=True),
+        value,
+        question,
+        f"{one.what}, {two.what}",
+    )
+
+
+def _stem(question: str) -> str:
+    """'…은(는) 얼마인가요?' -> '…은(는) 얼마인지': the first of two questions in one sentence."""
+    return question.removesuffix("인가요?") + "인지"
+
+
+__all__ = ["PHI", "Ask", "ask_fan", "ask_number", "ask_one", "ask_pair", "ask_set"]

@@ -1,0 +1,561 @@
+"""EDGE Phase B, one trajectory at a time: a chain is built by executing it. It starts from an entity of the
+world named the way a person names it (a company, a school, a 구, a member, a law, a stop), looks it up, and
+walks kept edges of G*; every step is a gold step of the task language, executed at once by the gold walker
+(kopa_gen/runtime/chain.py) so that the oracle replays exactly what was built. The question is worded from the
+meaning files as the chain grows: entity names, literal arguments as people say them, the topic of each result,
+reductions and question phrases, never a tool name, a field name or a code.
+
+A *focus* is where the chain stands: one row (an entity) or a set of rows of one call's result, with the path
+that selects it and the phrase that names it. Operators move the focus:
+
+    start    a lookup by name; the row whose name is the one asked for                       (one row)
+    hop      the focus row's value fills the next tool's parameter            Seq junction   (one row or a set)
+    narrow   a reduction over a set: the extreme, a threshold, a date, a category          (Drv, with the hop after it)
+    fan      one call per row of a set of 2..φ                                 Fan junction
+    pair     two calls in one step: two tools on one value (Sem), one tool on two literal values (Cmp)
+
+and the question is asked of the last focus (kopa_gen/edge/asks.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal
+
+from kopa_gen.edge.korean import arg_words, of, sentence, value_words
+from kopa_gen.edge.links import kind_table, literal_values
+from kopa_gen.edge.scorer import Binding, Examples
+from kopa_gen.edge.signatures import ToolSig
+from kopa_gen.language.functions import coerce_arg, maybe_number
+from kopa_gen.language.meaning import FieldMeaning
+from kopa_gen.language.task import EACH, From, GoldCall, GoldStep, SystemState, Task
+from kopa_gen.language.units import parse_unit
+from kopa_gen.project import Project
+from kopa_gen.runtime.chain import Walk, Walker, walk_chain
+from kopa_gen.runtime.session import Session
+
+PHI = 5
+_NO_SYSTEM = SystemState(today=dt.date(2000, 1, 1), keys=[])
+PAGE = 100  # the page size gold calls ask for (at most the platform's): a few pages for a few hundred rows
+
+JunctionKind = Literal["seq", "fan", "drv"]
+Feature = Literal["fan", "drv", "sem", "cmp", "cond"]
+
+
+class NotInstantiable(Exception):
+    """This recipe cannot be built from this start (the reason is counted in the report)."""
+
+
+@dataclass(frozen=True)
+class GEdge:
+    """A kept edge of G*: how the producer's row fills the consumer (its bindings, each maybe through a typed
+    transform), the literal values for the consumer's other required arguments, and what Phase A learnt of it."""
+
+    id: str
+    producer: str
+    consumer: str
+    bindings: tuple[Binding, ...]
+    defaults: Mapping[str, tuple[str | int, ...]]
+    mean: float = 0.0
+    trials: int = 0
+
+
+@dataclass(frozen=True)
+class Junction:
+    """A hand-off as EDGE types it: how many distinct values could cross (the cardinality), how many crossed,
+    the rows behind it, and for a Drv junction the reduction that chose."""
+
+    kind: JunctionKind
+    cardinality: int
+    crossed: int
+    rows: int
+    field: str
+    reduction: str = ""
+    pivot: str = ""
+
+
+@dataclass
+class Focus:
+    """Where the chain stands."""
+
+    call: str  # the gold call whose result holds the focus
+    tool: str
+    sel: (
+        str  # the path selecting the focus rows in that result: "rows[corp_name='…']", "rows", "rows[m=@max]"
+    )
+    rows: list[dict[str, Any]]
+    phrase: str  # how the question names it ("솔중케로직스(주)의 2025년 사업보고서 직원 현황")
+    total: int  # rows behind it (the call's whole result)
+    narrowed: Junction | None = None  # the reduction that made this focus (a Drv junction once handed on)
+    pool: list[dict[str, Any]] | None = None  # a narrowed focus: the rows the reduction chose among
+
+    @property
+    def single(self) -> bool:
+        return len(self.rows) == 1
+
+    def path(self, field: str, pipe: str = "") -> str:
+        """The path of one field of a one-row focus."""
+        tail = f" | {pipe}" if pipe else ""
+        return f"{self.sel}.{field}{tail}"
+
+
+@dataclass(frozen=True)
+class StartSpec:
+    """A lookup by name: calling `tool` with `param` = a name finds the row whose `field` is that name."""
+
+    tool: str
+    param: str
+    field: str
+    kind: str
+    values: tuple[dict[str, str], ...]  # argument sets from the world (the name and the arguments its row
+    # holds), in a seeded order
+
+
+def quote(value: Any) -> str:
+    """A literal inside a path selector."""
+    text = str(value)
+    if "'" in text or "\n" in text:
+        raise NotInstantiable(f"value {text!r} cannot be written in a path")
+    return f"'{text}'"
+
+
+def meaning_of(sig: ToolSig, field_name: str) -> FieldMeaning | None:
+    out = sig.output(field_name)
+    return out.meaning if out is not None else None
+
+
+class Chain:
+    """One trajectory under construction in one Session: its gold steps, what they returned, the junctions and
+    G* edges it used, the values the query must keep, and the features that type it."""
+
+    def __init__(
+        self,
+        project: Project,
+        session: Session,
+        sigs: Mapping[str, ToolSig],
+        out: Mapping[str, Sequence[GEdge]],
+        examples: Mapping[str, Examples],
+        rng: random.Random,
+        max_rows: int = 300,
+    ) -> None:
+        self.project = project
+        self.session = session
+        self.sigs = sigs
+        self.out = out
+        self.examples = examples
+        self.rng = rng
+        self.max_rows = max_rows
+        self.steps: list[GoldStep] = []
+        self.walk = Walk()
+        self.junctions: list[Junction] = []
+        self.edges: list[GEdge] = []
+        self.keep: list[str] = []  # values the query must say (entity names, literal arguments, pivots)
+        self.features: set[Feature] = set()
+        self.starts: list[str] = []  # the entities looked up, as named in the query
+        self.start_values: set[str] = set()  # the arguments the lookups were called with
+        self.attribute_hops = 0  # hand-offs through an attribute (a tollgate's route), at most one a chain
+        self.handed: list[dict[str, Any]] = []  # the rows whose values the last hand-off sent on
+        self.count = 0
+        self.kinds = kind_table(project)
+
+    # ------------------------------------------------------------------------------------------ execution
+
+    def new_id(self) -> str:
+        self.count += 1
+        return f"c{self.count}"
+
+    def _paged(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        paging = self.project.page_params(tool)
+        if paging is None:
+            return args, False
+        sig = self.sigs[tool]
+        cap = sig.page_size.maximum if sig.page_size is not None and sig.page_size.maximum else PAGE
+        return {**args, paging[1]: min(PAGE, cap)}, True
+
+    async def run(self, calls: list[GoldCall]) -> None:
+        """Execute one step (its calls in parallel, every page of a paged call), append it to the chain, and drop
+        `pages: all` where one page held everything. A failure or an empty result: NotInstantiable."""
+        task = Task.model_construct(  # one step to walk; the walker reads only `gold`
+            id="draft",
+            domain="draft",
+            query="",
+            system=_NO_SYSTEM,
+            max_calls=0,
+            reward=[],
+            gold=[GoldStep(calls=calls)],
+        )
+        before = len(self.walk.problems)
+        await walk_chain(self.project, task, self.session, Walker(strict=True), self.walk)
+        if len(self.walk.problems) > before:
+            raise NotInstantiable(self.walk.problems[before].message[:160])
+        kept: list[GoldCall] = []
+        for call in calls:
+            result = self.walk.results.get(call.id)
+            if result is None:
+                raise NotInstantiable(f"{call.tool} returned nothing")
+            items = [r["result"] for r in result] if call.for_each is not None else [result]
+            for r in items:
+                rows = _rows(r)
+                if not rows:
+                    raise NotInstantiable(f"{call.tool} has no data for {call.args}")
+                total = r.get("total_count")
+                if isinstance(total, int) and total > self.max_rows:
+                    raise NotInstantiable(f"{call.tool}: {total} rows, more than {self.max_rows}")
+            one_page = all(
+                not isinstance(r.get("total_count"), int) or r["total_count"] <= len(_rows(r)) for r in items
+            ) and all(len(_rows(r)) <= _page_of(r) for r in items)
+            kept.append(call.model_copy(update={"pages": None}) if call.pages and one_page else call)
+        self.steps.append(GoldStep(calls=kept))
+
+    def literals(self, sig: ToolSig, defaults: Mapping[str, Sequence[str | int]]) -> dict[str, Any]:
+        """Values for the consumer's unbound required arguments, each one a question can say."""
+        out: dict[str, Any] = {}
+        for name, values in sorted(defaults.items()):
+            param = sig.param(name)
+            sayable = [v for v in values if param is not None and arg_words(v, param.meaning) is not None]
+            if not sayable:
+                raise NotInstantiable(f"{sig.name}.{name}: no value a question can state")
+            out[name] = self.rng.choice(sayable)
+        return out
+
+    def context(self, sig: ToolSig, args: Mapping[str, Any]) -> str:
+        """The literal arguments as the question states them ('2025년 사업보고서')."""
+        words: list[str] = []
+        for name, value in args.items():
+            param = sig.param(name)
+            if isinstance(value, From) or param is None or param.paging:
+                continue
+            said = arg_words(value, param.meaning)
+            if said:
+                words.append(said)
+                self.keep.append(said)
+        return " ".join(words)
+
+    # ------------------------------------------------------------------------------------------ operators
+
+    async def start(self, spec: StartSpec, values: Mapping[str, str]) -> Focus:
+        """Look the entity up by its name: exactly one row of the lookup's whole result must carry that name."""
+        sig = self.sigs[spec.tool]
+        name = values[spec.param]
+        param = sig.param(spec.param)
+        said = arg_words(name, param.meaning if param else None) or name
+        args: dict[str, Any] = {**sig.start}
+        for key, value in values.items():
+            p = sig.param(key)
+            if p is None or (key != spec.param and arg_words(value, p.meaning) is None):
+                raise NotInstantiable(f"{spec.tool}.{key}: the start's {key} cannot be said in a question")
+            args[key] = coerce_arg(p.type, value)
+        for p in sig.bindable:
+            if p.required and p.name not in args:
+                choices = literal_values(p, self.examples.get(sig.platform, {}))
+                if not choices:
+                    raise NotInstantiable(f"{sig.name}.{p.name}: no literal value to start with")
+                args[p.name] = self.rng.choice(list(choices))
+        args, paged = self._paged(spec.tool, args)
+        call_id = self.new_id()
+        await self.run([GoldCall(id=call_id, tool=spec.tool, args=args, pages="all" if paged else None)])
+        rows = _rows(self.walk.results[call_id])
+        mine = [r for r in rows if str(r.get(spec.field, "")).strip() == name]
+        if len(mine) != 1:
+            raise NotInstantiable(f"{len(mine)} rows of {spec.tool} are named {name!r}")
+        ctx = self.context(sig, {k: v for k, v in args.items() if k != spec.param})
+        self.keep.append(said)
+        self.starts.append(said)
+        self.start_values |= {str(v).strip() for v in args.values() if not isinstance(v, From)}
+        phrase = f"{ctx} {said}".strip()
+        return Focus(call_id, spec.tool, f"rows[{spec.field}={quote(name)}]", mine, phrase, len(rows))
+
+    def edges_from(self, tool: str, focus_rows: Sequence[dict[str, Any]], avoid: set[str]) -> list[GEdge]:
+        """Kept edges out of `tool` whose bindings the focus rows fill, to tools not yet in the chain."""
+        return [
+            e
+            for e in self.out.get(tool, ())
+            if e.consumer not in avoid
+            and all(all(r.get(b.field) not in (None, "") for r in focus_rows) for b in e.bindings)
+        ]
+
+    def known(self) -> set[str]:
+        """Values the question or the last hand-off already gave: an answer equal to one is an echo, not a
+        finding (the last hop only read back what it was sent)."""
+        out = set(self.starts)
+        for row in self.handed:
+            out |= {
+                str(v).strip() for v in row.values() if v not in (None, "") and not isinstance(v, list | dict)
+            }
+        return out
+
+    def tools(self) -> set[str]:
+        return {c.tool for s in self.steps for c in s.calls}
+
+    def _junction(self, focus: Focus, edge: GEdge, crossed: int) -> Junction:
+        """The junction a hand-off from `focus` makes. After a reduction it is a Drv junction only when more than φ
+        distinct values of the handed field competed (a reduction over rows that all carry one value decides
+        nothing: such a chain is refused)."""
+        first = edge.bindings[0].field
+        if focus.narrowed is not None and focus.pool is not None:
+            j = focus.narrowed
+            distinct = len({str(r.get(first)) for r in focus.pool if r.get(first) not in (None, "")})
+            if distinct <= PHI:
+                raise NotInstantiable(f"the reduction chooses among {distinct} distinct {first} values only")
+            return Junction("drv", distinct, crossed, focus.total, first, j.reduction, j.pivot)
+        kind: JunctionKind = "seq" if crossed == 1 else "fan"
+        return Junction(kind, crossed, crossed, focus.total, first)
+
+    def _owner(self, focus: Focus, edge: GEdge) -> str:
+        """How the next result is tied to the focus in words: its own ('X의 직원 현황') when the row's one id or
+        one name is handed on, or an id whose kind names the row's noun; through the handed attribute otherwise ('X의 고속도로 노선번호에 해당하는 휴게소
+        대표 음식'), for a route code on a tollgate's row is not the tollgate."""
+        sig = self.sigs[focus.tool]
+        out = sig.output(edge.bindings[0].field)
+        m = out.meaning if out is not None else None
+        if m is None:
+            raise NotInstantiable(
+                f"{focus.tool}.{edge.bindings[0].field}: no meaning to say the hand-off with"
+            )
+        for b in edge.bindings:
+            if any(str(r.get(b.field, "")).strip() in self.start_values for r in focus.rows):
+                raise NotInstantiable(f"{focus.tool}.{b.field}: hands on a value the question already gives")
+        kind = self.kinds.get(m.kind) if m.kind else None
+        noun = sig.about.noun if sig.about is not None else ""
+        if m.role in ("id", "name") and (
+            sum(1 for o in sig.outputs if o.meaning is not None and o.meaning.role == m.role) == 1
+            or (kind is not None and bool(noun) and noun in kind.noun)  # 표준학교코드 on a 학교 row
+        ):
+            return focus.phrase
+        label = m.ask or (kind.noun if kind is not None else None)
+        if not label:
+            raise NotInstantiable(f"{focus.tool}.{out.name if out else ''}: the hand-off has no words")
+        self.attribute_hops += 1
+        if self.attribute_hops > 1:  # 'the route of the dearest dish on the route of X' reads as no question
+            raise NotInstantiable("a second hand-off through an attribute")
+        return f"{of(focus.phrase, label)}에 해당하는"
+
+    def _hop_call(
+        self, focus: Focus, edge: GEdge, call_id: str, literals: Mapping[str, Any]
+    ) -> tuple[GoldCall, str]:
+        sig = self.sigs[edge.consumer]
+        args: dict[str, Any] = {
+            b.param: From.model_validate({"from": focus.call, "path": focus.path(b.field, b.pipe)})
+            for b in edge.bindings
+        }
+        args.update({k: v for k, v in literals.items() if k not in args})
+        args, paged = self._paged(edge.consumer, args)
+        ctx = self.context(sig, literals)
+        return GoldCall(id=call_id, tool=edge.consumer, args=args, pages="all" if paged else None), ctx
+
+    async def hop(self, focus: Focus, edge: GEdge, literals: Mapping[str, Any] | None = None) -> Focus:
+        """The one focus row's values fill the consumer; its result is the new focus."""
+        if not focus.single:
+            raise NotInstantiable("a hop needs one row")
+        sig = self.sigs[edge.consumer]
+        lits = dict(literals) if literals is not None else self.literals(sig, edge.defaults)
+        call_id = self.new_id()
+        call, ctx = self._hop_call(focus, edge, call_id, lits)
+        junction = self._junction(focus, edge, 1)
+        await self.run([call])
+        self.edges.append(edge)
+        self.junctions.append(junction)
+        self.handed = list(focus.rows)
+        if focus.narrowed is not None:
+            self.features.add("drv")
+        return self._result_focus(call_id, edge.consumer, self._owner(focus, edge), ctx)
+
+    def _result_focus(self, call_id: str, tool: str, owner: str, ctx: str) -> Focus:
+        result = self.walk.results[call_id]
+        rows = _rows(result)
+        sig = self.sigs[tool]
+        topic = sig.about.topic if sig.about is not None else sig.title
+        phrase = (
+            f"{owner} {ctx} {topic}".replace("  ", " ")
+            if owner.endswith("해당하는")
+            else of(owner, topic, ctx)
+        )
+        sel = "record" if "record" in result else ("rows[0]" if len(rows) == 1 else "rows")
+        total = result.get("total_count") if isinstance(result.get("total_count"), int) else len(rows)
+        return Focus(call_id, tool, sel, rows, phrase, int(total))
+
+    def narrow(self, focus: Focus, keep: Literal["one", "few"]) -> Focus:
+        """A Drv reduction over a set (no call): the row at an extreme of a measure or date, or the rows past a
+        threshold or of one category, so that one (or 2..φ) rows remain. Codes are never pivots."""
+        if focus.single or len(focus.rows) <= PHI:
+            raise NotInstantiable("nothing to reduce: the set is small already")
+        sig = self.sigs[focus.tool]
+        noun = sig.about.noun if sig.about is not None else "항목"
+        options: list[tuple[str, str, list[dict[str, Any]], str, str]] = []
+        for out in sig.outputs:
+            m = out.meaning
+            if m is None or m.ask is None or m.role not in ("measure", "date", "enum"):
+                continue
+            options += _reductions(focus.rows, out.name, m, keep, noun)
+        if not options:
+            raise NotInstantiable(f"no measure, date or category of {focus.tool} reduces its rows to {keep}")
+        selector, phrase, kept, reduction, pivot = self.rng.choice(options)
+        if pivot:
+            self.keep.append(pivot)
+        j = Junction("drv", len(focus.rows), len(kept), focus.total, "", reduction, pivot)
+        return Focus(
+            focus.call,
+            focus.tool,
+            f"{focus.sel}{selector}",
+            kept,
+            f"{focus.phrase} 중 {phrase}",
+            focus.total,
+            j,
+            list(focus.rows),
+        )
+
+    async def fan(self, focus: Focus, edge: GEdge) -> tuple[str, Focus]:
+        """One call per focus row (2..φ rows, distinct values), in one step; the fan-out's call id and the set of
+        items it answered (each item a row of the focus)."""
+        n = len(focus.rows)
+        first = edge.bindings[0].field
+        if not 2 <= n <= PHI or len({str(r.get(first)) for r in focus.rows}) != n:
+            raise NotInstantiable(f"a fan needs 2..{PHI} rows with distinct {first}")
+        sig = self.sigs[edge.consumer]
+        lits = self.literals(sig, edge.defaults)
+        args: dict[str, Any] = {
+            b.param: From.model_validate({"from": EACH, "path": b.field + (f" | {b.pipe}" if b.pipe else "")})
+            for b in edge.bindings
+        }
+        args.update({k: v for k, v in lits.items() if k not in args})
+        args, paged = self._paged(edge.consumer, args)
+        call_id = self.new_id()
+        each = From.model_validate({"from": focus.call, "path": focus.sel})
+        call = GoldCall(
+            id=call_id, tool=edge.consumer, args=args, for_each=each, pages="all" if paged else None
+        )
+        junction = self._junction(focus, edge, n)
+        await self.run([call])
+        ctx = self.context(sig, lits)
+        self.edges.append(edge)
+        self.junctions.append(junction)
+        self.handed = list(focus.rows)
+        self.features.add("fan")
+        if focus.narrowed is not None:
+            self.features.add("drv")
+        topic = sig.about.topic if sig.about is not None else sig.title
+        owner = self._owner(focus, edge)
+        if owner.endswith("에 해당하는"):
+            owner = owner.removesuffix("에 해당하는") + " 각각에 해당하는"
+        else:
+            owner += " 각각의"
+        phrase = f"{owner} {ctx} {topic}".replace("  ", " ")
+        return call_id, Focus(call_id, edge.consumer, "", focus.rows, phrase, n)
+
+    async def pair(
+        self, focus: Focus, first: GEdge, second: GEdge, lits: Sequence[Mapping[str, Any]]
+    ) -> list[Focus]:
+        """Two calls in one step on the focus row: two tools (Sem) or one tool with two literal values (Cmp)."""
+        if not focus.single:
+            raise NotInstantiable("a pair needs one row")
+        calls: list[GoldCall] = []
+        ctxs: list[str] = []
+        for edge, lit in zip((first, second), lits, strict=True):
+            call, ctx = self._hop_call(focus, edge, self.new_id(), lit)
+            calls.append(call)
+            ctxs.append(ctx)
+        junction = self._junction(focus, first, 1)
+        await self.run(calls)
+        for edge in {first.id: first, second.id: second}.values():
+            self.edges.append(edge)
+        self.junctions.append(junction)
+        self.handed = list(focus.rows)
+        if focus.narrowed is not None:
+            self.features.add("drv")
+        owners = [self._owner(focus, first), self._owner(focus, second)]
+        return [
+            self._result_focus(c.id, c.tool, owner, ctx)
+            for c, ctx, owner in zip(calls, ctxs, owners, strict=True)
+        ]
+
+    def word(self, text: str) -> str:
+        return sentence(text)
+
+
+def _rows(result: Any) -> list[dict[str, Any]]:
+    if not isinstance(result, dict):
+        return []
+    rows = result.get("rows")
+    if isinstance(rows, list):
+        return [r for r in rows if isinstance(r, dict)]
+    record = result.get("record")
+    return [record] if isinstance(record, dict) else []
+
+
+def _page_of(result: dict[str, Any]) -> int:
+    size = result.get("page_size")
+    return size if isinstance(size, int) and size > 0 else 10**9
+
+
+def _reductions(
+    rows: Sequence[dict[str, Any]], name: str, m: FieldMeaning, keep: Literal["one", "few"], noun: str
+) -> list[tuple[str, str, list[dict[str, Any]], str, str]]:
+    """(selector, phrase, kept rows, reduction kind, pivot words) for every reduction of `rows` by field `name`
+    that keeps one row (keep='one') or 2..φ rows (keep='few'); ties never count as one."""
+    out: list[tuple[str, str, list[dict[str, Any]], str, str]] = []
+    ask = m.ask or name
+    if m.role == "measure":
+        vals = [(maybe_number(r.get(name)), r) for r in rows]
+        nums = [(v, r) for v, r in vals if v is not None]
+        if len(nums) < len(rows) // 2 or len({v for v, _ in nums}) < 3:
+            return []
+        ordered = sorted({v for v, _ in nums})
+        if keep == "one":
+            unit = parse_unit(m.unit) if m.unit else None
+            counted = unit is not None and unit.dimension == "count"
+            big, small = ("가장 많은", "가장 적은") if counted else ("가장 큰", "가장 작은")
+            for which, value, word in (("max", ordered[-1], big), ("min", ordered[0], small)):
+                kept = [r for v, r in nums if v == value]
+                if len(kept) == 1:
+                    out.append((f"[{name}=@{which}]", f"{ask}이(가) {word} {noun}", kept, which, ""))
+        else:
+            for pivot in ordered[-PHI:-1]:
+                kept = [r for v, r in nums if v >= pivot]
+                if 2 <= len(kept) <= PHI:
+                    words = value_words(pivot, m)
+                    sel = f"[{name}>={_plain(pivot)}]"
+                    out.append((sel, f"{ask}이(가) {words} 이상인 {noun}", kept, "gte", words))
+            for pivot in ordered[1:PHI]:
+                kept = [r for v, r in nums if v <= pivot]
+                if 2 <= len(kept) <= PHI:
+                    words = value_words(pivot, m)
+                    sel = f"[{name}<={_plain(pivot)}]"
+                    out.append((sel, f"{ask}이(가) {words} 이하인 {noun}", kept, "lte", words))
+    elif m.role == "date":
+        dated = [(str(r.get(name) or ""), r) for r in rows if str(r.get(name) or "").strip()]
+        days = sorted({d for d, _ in dated})
+        if len(days) < 3:
+            return []
+        if keep == "one":
+            for which, day, word in (("max", days[-1], "가장 최근인"), ("min", days[0], "가장 이른")):
+                kept = [r for d, r in dated if d == day]
+                if len(kept) == 1:
+                    out.append((f"[{name}=@{which}]", f"{ask}이(가) {word} {noun}", kept, "latest", ""))
+        else:
+            for day in days[-PHI:-1]:
+                kept = [r for d, r in dated if d > day]
+                if 2 <= len(kept) <= PHI:
+                    words = value_words(day, m)
+                    out.append(
+                        (f"[{name}>{quote(day)}]", f"{ask}이(가) {words} 이후인 {noun}", kept, "after", words)
+                    )
+    elif m.role == "enum":
+        categories = sorted({str(r.get(name)) for r in rows if r.get(name) not in (None, "")})
+        if len(categories) < 2:
+            return []
+        for category in categories:
+            kept = [r for r in rows if str(r.get(name)) == category]
+            if (keep == "one" and len(kept) == 1) or (keep == "few" and 2 <= len(kept) <= PHI):
+                words = value_words(category, m)
+                out.append(
+                    (f"[{name}={quote(category)}]", f"{ask}이(가) {words}인 {noun}", kept, "eq", words)
+                )
+    return out
+
+
+def _plain(d: Decimal) -> str:
+    return format(d.normalize(), "f")
