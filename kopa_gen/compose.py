@@ -36,6 +36,7 @@ def sandbox_client(
         wire=wire,
         retry=retry,
         timeout_s=timeout_s,
+        secret=False,
     )
 
 

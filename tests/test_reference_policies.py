@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_eval
+from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.task import ANSWER_MODES, AnswerMode, Task
 from kopa_gen.project import Project
 from kopa_gen.world.build import BuiltWorld
@@ -174,7 +175,9 @@ def test_llm_judge_fallback_over_loopback(project: Project, world: BuiltWorld, t
 
     tasks = ["fin-001", "dis-001"]  # RESPONSE only / RESPONSE + ENVIRONMENT
     with ChatDouble([Reply(content="YES"), Reply(content="YES")]) as double:
-        judge = {"base_url": double.base_url, "model": "judge-double", "api_key_env": "KOPA_TEST_NO_KEY"}
+        judge = EndpointSettings(
+            base_url=double.base_url, model="judge-double", api_key_env="KOPA_TEST_NO_KEY"
+        )
         config = EvalConfig(
             policy="do-nothing", out=tmp_path / "j", rollouts=1, tasks=tasks, judge=judge, answer_mode="text"
         )
@@ -187,7 +190,9 @@ def test_llm_judge_fallback_over_loopback(project: Project, world: BuiltWorld, t
     )
     assert records["dis-001"]["reward"] is False, "the judge never passes a wrong workspace state"
     with ChatDouble([]) as silent:
-        judge = {"base_url": silent.base_url, "model": "judge-double", "api_key_env": "KOPA_TEST_NO_KEY"}
+        judge = EndpointSettings(
+            base_url=silent.base_url, model="judge-double", api_key_env="KOPA_TEST_NO_KEY"
+        )
         config = EvalConfig(
             policy="oracle", out=tmp_path / "o", rollouts=1, tasks=tasks, judge=judge, answer_mode="text"
         )
@@ -208,9 +213,9 @@ def test_closed_book_asks_the_endpoint_without_tools(
     from kopa_gen.policies.double import ChatDouble, Reply
 
     with ChatDouble([Reply(content="정답: 1,446원")]) as double:
-        options = {"base_url": double.base_url, "model": "memory", "api_key_env": "KOPA_TEST_NO_KEY"}
+        endpoint = EndpointSettings(base_url=double.base_url, model="memory", api_key_env="KOPA_TEST_NO_KEY")
         config = EvalConfig(
-            policy="closed-book", out=tmp_path, rollouts=1, tasks=["fin-003"], policy_options=options
+            policy="closed-book", out=tmp_path, rollouts=1, tasks=["fin-003"], endpoint=endpoint
         )
         (record,) = asyncio.run(run_eval(project, config))
         (body,) = double.bodies

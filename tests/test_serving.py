@@ -215,6 +215,27 @@ async def test_each_refusal_says_what_to_do(reply: Any, said: str, monkeypatch: 
 
 
 @pytest.mark.anyio
+async def test_a_refusal_that_echoes_the_key_at_the_cut_shows_none_of_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server's text is cut to 300 characters for the message: the key is redacted before the cut, so a key
+    the cut falls inside leaves no piece of itself (the body's wrapper shifts where the key lands, so the key is
+    placed at every offset around the cut)."""
+    key = "sk-check-0123456789abcdef"
+    monkeypatch.setenv("KOPA_TEST_CHECK_KEY", key)
+    offsets = range(230, 310, 4)
+    with ChatDouble([Fail(401, "x" * n + key) for n in offsets]) as double:
+        said = []
+        for _ in offsets:
+            with pytest.raises(EndpointCheckError) as caught:
+                await check_endpoint(endpoint(double.base_url), tools=False)
+            said.append(str(caught.value))
+    pieces = {key[i : i + 6] for i in range(len(key) - 5)}
+    assert not [(text, p) for text in said for p in pieces if p in text]
+    assert any(text.count("x") < n for text, n in zip(said, offsets, strict=True)), "the cut fell in the key"
+
+
+@pytest.mark.anyio
 async def test_a_base_url_without_v1_and_a_closed_port_say_so() -> None:
     with (
         ChatDouble([]) as double,

@@ -45,7 +45,8 @@ async def test_budget_and_exposure_are_enforced_as_tool_errors(project: Project,
         broken = await s.call("region_list_legal_districts", "{not json")
         assert (
             broken.is_error
-            and broken.text == "arguments for region_list_legal_districts must be a JSON object"
+            and broken.text
+            == "arguments for region_list_legal_districts must be a JSON object {...}, not a string"
         )
         over = await s.call("region_list_legal_districts", {})
         assert over.is_error and over.error_code == "budget" and s.exhausted

@@ -16,6 +16,7 @@ from kopa_gen.evaluate.stats import (
     mean_ci,
     pass_at_k,
     pass_hat_k,
+    rollouts_per_seed,
     summarize,
     t_cdf,
     t_quantile,
@@ -194,12 +195,19 @@ def test_summarize_rows() -> None:
     assert overall.ci_high == pytest.approx(1 / 3 + 2.117700789362449, abs=1e-9)
 
 
-def test_summarize_default_k_and_short_tasks() -> None:
-    rows = summarize(RESULTS)  # k = 4: each task has exactly 4 episodes
-    assert [r.pass_at_k for r in rows] == pytest.approx([1.0, 0.0, 2 / 3])  # f1 1, f2 1 - 0 = 1, l1 0
-    assert [r.pass_hat_k for r in rows] == [0.0, 0.0, 0.0]
-    short = summarize(RESULTS, k=5)
-    assert all(math.isnan(r.pass_at_k) and math.isnan(r.pass_hat_k) for r in short)
+def test_summarize_k_is_over_one_seeds_rollouts() -> None:
+    """pass@k and pass^k are computed per seed over its rollouts, then averaged over seeds; a k past the
+    rollouts of a seed has no value, even where a task has that many episodes over all its seeds."""
+    assert rollouts_per_seed(RESULTS) == 2  # each task: 2 seeds of 2 rollouts
+    rows = summarize(RESULTS, k=2)
+    # pass@2 per seed: f1 seed 0 (1 of 2) 1, seed 1 (2 of 2) 1 -> 1; f2 seed 0 (0 of 2) 0, seed 1 (1 of 2) 1
+    # -> 0.5; finance (1 + 0.5) / 2; l1 0; all (1 + 0.5 + 0) / 3
+    assert [r.pass_at_k for r in rows] == pytest.approx([0.75, 0.0, 0.5])
+    # pass^2 per seed: f1 seed 0 0, seed 1 1 -> 0.5; f2 0, 0 -> 0; finance 0.25; all 0.5 / 3
+    assert [r.pass_hat_k for r in rows] == pytest.approx([0.25, 0.0, 0.5 / 3])
+    for k in (3, 4):  # 4 episodes a task, 2 a seed: pooling the seeds would give a value
+        short = summarize(RESULTS, k=k)
+        assert all(math.isnan(r.pass_at_k) and math.isnan(r.pass_hat_k) for r in short)
 
 
 def test_summarize_single_seed_has_no_interval() -> None:

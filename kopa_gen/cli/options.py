@@ -46,6 +46,9 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
+        message = message.replace("\r", "\\r").replace(
+            "\n", "\\n"
+        )  # a value's own line break stays in the line
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
@@ -128,6 +131,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def fraction(text: str) -> float:
+    """argparse type: a share from 0 to 1 (NaN and infinity are not shares)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:  # also false for NaN
+        raise argparse.ArgumentTypeError(f"a share is from 0 to 1 (0.1 = one request in ten), got {text}")
+    return value
+
+
 def port(text: str) -> int:
     """argparse type: a TCP port, 1-65535."""
     value = positive_int(text)
@@ -144,6 +158,8 @@ def json_object(text: str, example: str = '{"corp_code": "00126380"}') -> dict[s
         raise argparse.ArgumentTypeError(
             f"not valid JSON ({exc.msg} at column {exc.colno}); quote keys and text values, e.g. '{example}'"
         ) from None
+    except (ValueError, RecursionError) as exc:  # an integer past 4,300 digits; nesting past the stack
+        raise argparse.ArgumentTypeError(f"JSON this command cannot read ({_short(exc)})") from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"must be a JSON object {{...}}, not {type(value).__name__}")
     return value
@@ -157,6 +173,14 @@ def json_value(text: str) -> Any:
         raise argparse.ArgumentTypeError(
             f'not valid JSON ({exc.msg} at column {exc.colno}); e.g. \'{{"answer": 154329557, "unit": "천원"}}\''
         ) from None
+    except (ValueError, RecursionError) as exc:  # an integer past 4,300 digits; nesting past the stack
+        raise argparse.ArgumentTypeError(f"JSON this command cannot read ({_short(exc)})") from None
+
+
+def _short(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deep"
+    return str(exc).split(";")[0]
 
 
 _SETTINGS = "kopa_gen.language.settings"

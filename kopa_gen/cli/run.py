@@ -218,7 +218,14 @@ def saved(out: Path) -> int:
 def cmd_eval(o: EvalOptions) -> int:
     name = o.name
     assert name is not None  # EvalOptions refuses no policy
+    from kopa_gen.evaluate.rundir import check_layout, read_manifest
+
     out = Path(o.out) if o.out else default_run_folder(o.model or name, o.task_dir)
+    check_layout(
+        out
+    )  # a run folder that cannot be one is said before the specs load (and before a server starts)
+    if (out / "episodes.jsonl").is_file() and (out / "episodes.jsonl").stat().st_size:
+        read_manifest(out)  # one that holds episodes must hold a run manifest; an empty one's is replaced
     try:
         return _eval(o, name, out)
     except KeyboardInterrupt:
@@ -235,7 +242,7 @@ def cmd_eval(o: EvalOptions) -> int:
 def _eval(o: EvalOptions, name: str, out: Path) -> int:
     from kopa_gen.evaluate.report import print_summary
     from kopa_gen.evaluate.rundir import read_manifest
-    from kopa_gen.evaluate.runner import failed_infrastructure
+    from kopa_gen.evaluate.runner import InfrastructureStop, failed_infrastructure
 
     given = o.model_endpoint if name in ("openai", "closed-book") else None
     with _model(o, given) as endpoint:
@@ -247,14 +254,19 @@ def _eval(o: EvalOptions, name: str, out: Path) -> int:
         project = load(o.root)
         if o.task_dir:
             project = project.with_task_set(Path(o.task_dir))
-        records = _run(o, name, out, project, endpoint)
+        try:
+            records = _run(o, name, out, project, endpoint)
+        except InfrastructureStop as exc:
+            print(f"\nkopa-gen eval: {exc}", file=sys.stderr)
+            return 1
     print_summary(records, o.k, read_manifest(out))
     print(f"episodes: {out / 'episodes.jsonl'}")
     down = failed_infrastructure(records)
     if down:
         print(
-            f"{len(down)} episode(s) failed-infrastructure (the model endpoint was unreachable or answered 5xx/429 "
-            "after every retry); they count as failures until you run the same command again, which retries them",
+            f"{len(down)} episode(s) failed-infrastructure (the model endpoint, a platform or the sandbox failed "
+            "past every retry); they are left out of the scores until you run the same command again, which "
+            "retries them",
             file=sys.stderr,
         )
         return 1
@@ -314,10 +326,17 @@ def cmd_report(o: ReportOptions) -> int:
             print(line, file=sys.stderr)
         name = folder.name if folder.name not in runs else str(folder)
         runs[name] = RunData(read.records, read_manifest(folder))
+    out = report_folder(o.runs, o.out)
+    where = f"--out {out}" if o.out else str(out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{where} is a file; give the folder to write report.md and report.html in")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file stands where a folder above it would be; no permission
+        raise UsageError(f"{where} cannot be made ({exc.strerror}); give a folder you can write in") from None
     report = render_report(runs, o.k)
     for line in report.warnings:
         print(line, file=sys.stderr)
-    out = report_folder(o.runs, o.out)
     report.write(out)
     print(report.md)
     print(f"wrote {out / 'report.md'} and {out / 'report.html'} ({len(report.pages)} transcript pages)")

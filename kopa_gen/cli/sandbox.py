@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import signal
@@ -12,13 +13,14 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from kopa_gen.cli.options import (
     ConfigDefault,
     Subparsers,
     UsageError,
     default_of,
+    fraction,
     json_object,
     load,
     parse,
@@ -26,6 +28,7 @@ from kopa_gen.cli.options import (
     positive_int,
     root_folder,
 )
+from kopa_gen.language.diagnostics import InfrastructureError
 from kopa_gen.mcp.generated import generated_module
 
 
@@ -39,6 +42,24 @@ class ServeOptions:
     host: str = "127.0.0.1"
     port: int = 8000
     live: bool = False
+    allow_remote: bool = False
+    token_env: str | None = None
+    allowed_host: list[str] = field(default_factory=list)
+    allowed_origin: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        remote = self.allow_remote or self.token_env or self.allowed_host or self.allowed_origin
+        if remote and self.transport != "http":
+            raise UsageError(
+                "--allow-remote, --token-env, --allowed-host and --allowed-origin apply to --transport http"
+            )
+        for origin in self.allowed_origin:
+            parts = urlsplit(origin)
+            if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/"):
+                raise UsageError(
+                    f"--allowed-origin {origin!r}: give an origin as a browser sends it, scheme://host[:port], "
+                    "e.g. https://agent.example.org"
+                )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,6 +108,7 @@ def cmd_serve(o: ServeOptions) -> int:
     from kopa_gen.mcp.server import platforms_server
 
     root = root_folder(o.root)
+    exposed = _exposure(o) if o.transport == "http" else None
     if o.live:
         # A missing key is the user's mistake: say so now, not at the first tool call of a connected client.
         from kopa_gen.client.live import require_key
@@ -95,12 +117,17 @@ def cmd_serve(o: ServeOptions) -> int:
         for pid in o.platforms:
             require_key(project.platform(pid))
 
+    @functools.cache
+    def project_once() -> Any:
+        return load(o.root)
+
     def open_clients() -> dict[str, Any]:
-        # At the first tool call, not at start-up: tools/list needs only the generated listings.
+        # At a connection's first tool call, not at start-up (tools/list needs only the generated listings), and
+        # once per connection: each client gets a sandbox of its own (workspace, counters, faults).
         from kopa_gen.compose import platform_client
         from kopa_gen.sandbox.local import open_sandbox
 
-        project = load(o.root)
+        project = project_once()
         platforms = [project.platform(pid) for pid in o.platforms]
         needs_sandbox = not o.live or any(p.kopa.local for p in platforms)
         sandbox = open_sandbox(project) if needs_sandbox else None
@@ -119,13 +146,56 @@ def cmd_serve(o: ServeOptions) -> int:
         return 0
     import uvicorn
 
-    app = server.streamable_http_app(host=o.host)
+    assert exposed is not None
+    app = exposed.app(server)
     print(
-        f"MCP {', '.join(o.platforms)} on http://{o.host}:{o.port}/mcp ({'live' if o.live else 'sandbox'})",
+        f"MCP {', '.join(o.platforms)} on {exposed.url}/mcp ({'live' if o.live else 'sandbox'})",
         file=sys.stderr,
     )
     uvicorn.run(app, host=o.host, port=o.port, log_level="warning")
     return 0
+
+
+def _exposure(o: ServeOptions) -> Any:
+    """The HTTP server's checks, or UsageError for an exposure the user did not ask for in so many words."""
+    from kopa_gen.client.redaction import register
+    from kopa_gen.mcp.remote import MIN_TOKEN, exposure, is_loopback, is_wildcard
+
+    local = is_loopback(o.host)
+    what = f"the tools of {', '.join(o.platforms)}" + (" on your own API keys (--live)" if o.live else "")
+    if not local and not o.allow_remote:
+        raise UsageError(
+            f"--host {o.host} is not a loopback address: anyone who can reach it could call {what}; to serve it "
+            "anyway add --allow-remote --token-env VAR (a secret clients send as 'Authorization: Bearer ...')"
+        )
+    if not local and not o.token_env:
+        raise UsageError(
+            f"--allow-remote needs --token-env VAR: the environment variable holding the secret (at least "
+            f"{MIN_TOKEN} characters) every client must send as 'Authorization: Bearer ...'"
+        )
+    token = None
+    if o.token_env:
+        token = os.environ.get(o.token_env, "")
+        if len(token) < MIN_TOKEN:
+            raise UsageError(
+                f"--token-env {o.token_env}: ${o.token_env} is {'unset' if not token else 'too short'}; put a "
+                f"secret of at least {MIN_TOKEN} characters in it (e.g. the output of `openssl rand -hex 32`)"
+            )
+        register(token)
+    if is_wildcard(o.host) and not (o.allowed_host or o.allowed_origin):
+        raise UsageError(
+            f"--host {o.host} answers on every interface: name the host clients reach it by with --allowed-host "
+            "NAME (requests with another Host header are refused)"
+        )
+    exposed = exposure(o.host, o.port, token, o.allowed_host, o.allowed_origin)
+    if not local:
+        print(
+            f"warning: serving {what} to the network at {exposed.url}/mcp; every request needs the token in "
+            f"${o.token_env}; Host must be one of {', '.join(exposed.allowed_hosts)}; Origin, when sent, one of "
+            f"{', '.join(exposed.allowed_origins)}",
+            file=sys.stderr,
+        )
+    return exposed
 
 
 @contextlib.contextmanager
@@ -204,7 +274,11 @@ def cmd_call(o: CallOptions) -> int:
             box = generated_module(platform.id, root=project.root).create_toolbox(client)
             return await box.call(o.tool, o.arguments)
 
-    outcome = asyncio.run(run())
+    try:
+        outcome = asyncio.run(run())
+    except InfrastructureError as exc:  # the world cannot be opened: said like any other failed call
+        print(f"{o.tool} failed: {exc}")
+        return 1
     print(
         json.dumps(outcome.structured, ensure_ascii=False, indent=1) if outcome.structured else outcome.text
     )
@@ -242,6 +316,33 @@ def add_commands(sub: Subparsers) -> None:
     s.add_argument(
         "--live", action="store_true", help="call the real service with the key from the environment"
     )
+    s.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="with --transport http: allow a --host that is not loopback (needs --token-env)",
+    )
+    s.add_argument(
+        "--token-env",
+        metavar="VAR",
+        help="with --transport http: environment variable holding the secret every request must send as "
+        "'Authorization: Bearer ...' (required off loopback)",
+    )
+    s.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME[:PORT]",
+        help="with --transport http: a Host header value to accept besides loopback and the bound address "
+        "(repeatable; required with a wildcard --host)",
+    )
+    s.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="with --transport http: a browser Origin to accept besides loopback, e.g. https://agent.example.org "
+        "(repeatable)",
+    )
     s.set_defaults(func=lambda args: cmd_serve(parse(ServeOptions, args)))
 
     sb = sub.add_parser("sandbox", help="the offline emulator of every platform")
@@ -251,7 +352,7 @@ def add_commands(sub: Subparsers) -> None:
     ss.add_argument("--port", type=port, default=default_of(SandboxServeOptions, "port"), help="port")
     ss.add_argument(
         "--faults",
-        type=float,
+        type=fraction,
         default=ConfigDefault("kopa_gen.sandbox.config:Faults.rate"),
         help="share of requests that fail transiently (seeded)",
     )

@@ -18,6 +18,7 @@ import httpx
 
 from kopa_gen.client.bulk import MEMBER_ARGS, BulkRows, member_rows, parse_bulk_file
 from kopa_gen.client.errors import PlatformError, ToolArgumentError, redact
+from kopa_gen.client.redaction import redact_bytes
 from kopa_gen.envelopes import Wire, family
 from kopa_gen.envelopes.base import JSON, EnvelopeError, Parsed, coerce, coerce_rows
 from kopa_gen.envelopes.gateway import parse_gateway
@@ -74,10 +75,13 @@ class PlatformClient:
         retry: RetryPolicy | None = None,
         on_exchange: Exchange | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        secret: bool = True,
     ) -> None:
         self.platform = platform
         # data.go.kr issues an already URL-encoded "Encoding" key; decode it once so httpx encodes it once.
         self._key = unquote(key) if key and "%" in key else key
+        # the user's key is redacted from everything the client reads; the sandbox's well-known one guards nothing
+        self._secrets = [self._key] if self._key and secret else []
         self.base_url = (base_url or platform.server_url).rstrip("/")
         fmt = platform.kopa.format
         # A platform without a format switch answers in its one format, whatever the caller prefers.
@@ -106,7 +110,15 @@ class PlatformClient:
         await self.aclose()
 
     def redact(self, text: str) -> str:
-        return redact(text, [self._key or ""])
+        """`text` without this client's key or any key the process registered, in any form."""
+        return redact(text, self._secrets)
+
+    def _body(self, response: httpx.Response) -> bytes:
+        """The body as the client reads it: with the key redacted before anything parses or cuts it (a service
+        that echoes the key, in a message or a row, echoes `***`). A ZIP is read as it is: its files are parsed
+        into rows, which the tool box redacts."""
+        body = response.content
+        return body if body[:2] == b"PK" else redact_bytes(body, self._secrets)
 
     def request(self, op: Operation, params: Mapping[str, Any], wire: Wire) -> httpx.Request:
         """The exact HTTP request a real client sends: real path, real parameter names, the key, the format."""
@@ -187,15 +199,14 @@ class PlatformClient:
         log.debug("%s %s -> %d", request.method, self.redact(str(request.url)), response.status_code)
         if self.on_exchange is not None:
             self.on_exchange(request, response)
-        gateway = parse_gateway(response.content) if self.platform.kopa.gateway else None
+        gateway = parse_gateway(self._body(response)) if self.platform.kopa.gateway else None
         if gateway is not None:
             code, message = gateway
             raise PlatformError(pid, op.operation_id, code, message, self._category(code, Category.AUTH))
         if response.status_code >= 400:
             category = Category.SERVER if response.status_code >= 500 else Category.AUTH
-            raise PlatformError(
-                pid, op.operation_id, f"HTTP {response.status_code}", response.reason_phrase, category
-            )
+            reason = self.redact(response.reason_phrase)  # a status line is the server's text too
+            raise PlatformError(pid, op.operation_id, f"HTTP {response.status_code}", reason, category)
         return response
 
     def _parse(self, op: Operation, body: bytes, wire: Wire) -> Parsed:
@@ -213,7 +224,7 @@ class PlatformClient:
 
     async def _once(self, op: Operation, request: httpx.Request, wire: Wire) -> Parsed:
         response = await self._http_send(op, request)
-        return self._parse(op, response.content, wire)
+        return self._parse(op, self._body(response), wire)
 
     def _category(self, code: str, unknown: Category) -> Category:
         try:
@@ -280,10 +291,11 @@ class PlatformClient:
     async def _fetch_zip(self, op: Operation, params: Mapping[str, Any] | None = None) -> bytes | Parsed:
         """The ZIP; or, for a per-row file (document.xml), the no-data answer when there is none."""
         response = await self._http_send(op, self.request(op, params or {}, "xml"))
-        if response.content[:2] == b"PK":
-            return response.content
+        body = self._body(response)
+        if body[:2] == b"PK":
+            return body
         # ZIP endpoints answer errors as XML <result><status/><message/></result>; clients sniff the `PK` magic.
-        parsed = self._parse(op, response.content, "xml")
+        parsed = self._parse(op, body, "xml")
         if params is not None:
             return parsed
         raise PlatformError(

@@ -9,8 +9,11 @@
 
 from __future__ import annotations
 
+from kopa_gen.client.redaction import redact
 from kopa_gen.language.diagnostics import UserError
 from kopa_gen.language.kopa import Category
+
+__all__ = ["MissingKeyError", "PlatformError", "ToolArgumentError", "redact"]
 
 
 class PlatformError(Exception):
@@ -34,15 +37,3 @@ class ToolArgumentError(Exception):
 
 class MissingKeyError(UserError):
     """The user asked for live mode without the key in the environment (the user's mistake: one line, exit 2)."""
-
-
-def redact(text: str, secrets: list[str]) -> str:
-    """Replace every secret (raw and URL-encoded) with `***`."""
-    from urllib.parse import quote
-
-    for secret in secrets:
-        if not secret:
-            continue
-        for form in {secret, quote(secret, safe=""), quote(quote(secret, safe=""), safe="")}:
-            text = text.replace(form, "***")
-    return text

@@ -6,6 +6,7 @@ import os
 
 from kopa_gen.client.client import PlatformClient
 from kopa_gen.client.errors import MissingKeyError
+from kopa_gen.client.redaction import register
 from kopa_gen.language.platform import Platform
 
 __all__ = ["MissingKeyError", "live_client", "require_key"]
@@ -16,6 +17,7 @@ def require_key(platform: Platform) -> str | None:
     MissingKeyError when a required key is not set."""
     env = platform.kopa.auth.env
     key = os.environ.get(env)
+    register(key)  # from now on no output of this process carries it (kopa_gen/client/redaction.py)
     if not key and not platform.kopa.auth.optional:
         raise MissingKeyError(
             f"live mode for {platform.id} needs your API key in ${env} (issued by the platform); it is never logged"

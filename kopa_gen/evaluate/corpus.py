@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kopa_gen.evaluate.response import ResponseVerdict, score_submitted, score_text
 from kopa_gen.evaluate.submission import SubmissionError, SubmitChannel
+from kopa_gen.language.source import load_text
 from kopa_gen.language.task import Task
 
 
@@ -71,7 +70,7 @@ class Graded:
 
 
 def load(path: Path) -> list[Case]:
-    return [Case.of(raw) for raw in yaml.safe_load(path.read_text(encoding="utf-8")) or []]
+    return [Case.of(raw) for raw in load_text(path.read_text(encoding="utf-8"), str(path)) or []]
 
 
 def grade(case: Case, task: Task, fixture: Mapping[str, Any]) -> Graded:

@@ -121,7 +121,9 @@ class Report:
 
 
 def results(records: Sequence[dict[str, Any]], group: str = "domain") -> list[EpisodeResult]:
-    """Episode results grouped by `domain` (the results table) or by another record field such as `pattern`."""
+    """Episode results grouped by `domain` (the results table) or by another record field such as `pattern`.
+    Episodes that failed for infrastructure are left out: the environment failed, not the policy (the runs
+    table counts them, and a resume runs them again)."""
     return [
         EpisodeResult(
             task_id=r["task"],
@@ -132,12 +134,14 @@ def results(records: Sequence[dict[str, Any]], group: str = "domain") -> list[Ep
             action=float(r["action"]["action"]) if r.get("action") else math.nan,
         )
         for r in records
+        if r.get("stop_reason") != INFRASTRUCTURE
     ]
 
 
 def full_k(records: Sequence[dict[str, Any]]) -> int:
     """The k `eval` and `report` show pass@k for unless told otherwise, and the curves' last k: the rollouts per
-    seed (the fewest episodes any task has in any seed)."""
+    seed (the fewest episodes any task has in any seed). Episodes that failed for infrastructure are not counted
+    (`results` leaves them out)."""
     return rollouts_per_seed(results(records))
 
 

@@ -35,10 +35,13 @@ from kopa_gen.language.records import (
     check_record,
 )
 from kopa_gen.language.settings import public_url as public_url
+from kopa_gen.processes import alive, hold_in_this_process_only, release
 
 INFRASTRUCTURE = "infrastructure"
-"""The stop reason of an episode whose model endpoint was down (connection refused, time-outs, 5xx, 429 after
-every retry): recorded as failed-infrastructure, counted as a fail, and run again when the run is resumed."""
+"""The stop reason of an episode the environment failed (the model endpoint down: connection refused, time-outs,
+5xx, 429 after every retry; a platform or the sandbox failing past every retry; a world that cannot be opened):
+recorded as failed-infrastructure, left out of the scores (counted apart in the report) and run again when the
+run is resumed."""
 
 
 class RunFolderError(UserError):
@@ -57,6 +60,7 @@ class Episodes:
 def read_episodes(path: Path) -> Episodes:
     if not path.exists():
         return Episodes([], [])
+    check_layout(path.parent)
     latest: dict[str, dict[str, Any]] = {}
     warnings: list[str] = []
     lines = path.read_bytes().split(b"\n")
@@ -108,7 +112,9 @@ def repair_tail(path: Path) -> None:
 @contextmanager
 def locked(folder: Path) -> Iterator[None]:
     """Hold `folder/.eval.lock` for the duration: a second writer is refused at once. The lock is the kernel's
-    (flock), so a crashed run leaves no stale lock behind."""
+    (flock), so a crashed run leaves no stale lock behind, and this process's alone: a process it forks (a world
+    builder) closes its copy, so a builder that outlives a killed run cannot keep the folder locked."""
+    check_layout(folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / ".eval.lock"
     with path.open("a+", encoding="utf-8") as fh:
@@ -116,10 +122,8 @@ def locked(folder: Path) -> Iterator[None]:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             fh.seek(0)
-            holder = fh.read().strip() or "another process"
-            raise RunFolderError(
-                f"{folder} is in use by another kopa-gen eval ({holder}); wait for it to end or give another --out"
-            ) from None
+            raise RunFolderError(f"{folder} is in use by {_holder(fh.read(), path)}") from None
+        hold_in_this_process_only(fh.fileno())
         fh.seek(0)
         fh.truncate()
         fh.write(f"pid {os.getpid()}")
@@ -127,7 +131,44 @@ def locked(folder: Path) -> Iterator[None]:
         try:
             yield
         finally:
+            release(fh.fileno())
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+FILES = ("run.json", "episodes.jsonl", ".eval.lock")
+"""What a run folder holds, each a file."""
+
+
+def check_layout(folder: Path) -> None:
+    """RunFolderError when `folder` cannot be a run folder: a file stands where it would be, or a folder stands
+    where one of its files belongs."""
+    if folder.exists() and not folder.is_dir():
+        raise RunFolderError(
+            f"{folder} is a file, not a run folder; give --out a folder (it is made if missing)"
+        )
+    above = next(
+        (p for p in folder.parents if p.exists()), None
+    )  # the folder is made below the first that is
+    if above is not None and not above.is_dir():
+        raise RunFolderError(f"{above} is a file, so {folder} cannot be made there; give --out a folder")
+    for name in FILES:
+        path = folder / name
+        if path.exists() and not path.is_file():
+            raise RunFolderError(
+                f"{path} is a folder where the run keeps its {name} file; move it away or use another run folder"
+            )
+
+
+def _holder(written: str, path: Path) -> str:
+    """Who holds a run folder's lock and what to do, from the pid its holder wrote."""
+    words = written.split()
+    pid = int(words[1]) if len(words) == 2 and words[0] == "pid" and words[1].isdigit() else 0
+    if pid and alive(pid):
+        return f"another kopa-gen eval (pid {pid}); wait for it to end or give another --out"
+    return (
+        f"a process that outlived the eval that locked it (pid {pid or '?'} is gone; a child an older kopa-gen "
+        f"left behind?): end it (`fuser {path}` names it) or give another --out"
+    )
 
 
 def task_hash(task: Any, fixture: dict[str, Any]) -> str:
@@ -256,15 +297,25 @@ def merge(folder: Path, old: RunManifest | None, new: RunManifest, has_episodes:
 
 
 def read_manifest(folder: Path) -> RunManifest | None:
-    """The folder's run.json, validated (RecordError naming the file and the field otherwise); None without one."""
+    """The folder's run.json, validated; None without one; RunFolderError when it is not a run manifest at all
+    or not a valid one (naming the file and the field)."""
     path = folder / "run.json"
     if not path.exists():
         return None
+    check_layout(folder)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise RunFolderError(f"{path}: not JSON ({exc}); give another --out (or delete {folder})") from None
-    if isinstance(data, dict) and data.get("format") != MANIFEST_FORMAT:
+        data = json.loads(path.read_bytes())
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, nested past the stack
+        raise RunFolderError(
+            f"{path} is not a run manifest ({_short(exc)}): damaged, or written by something other than kopa-gen; "
+            f"give another --out (or delete {folder})"
+        ) from None
+    if not isinstance(data, dict):
+        raise RunFolderError(
+            f"{path} is not a run manifest (a JSON {type(data).__name__}, not an object): damaged, or written by "
+            f"something other than kopa-gen; give another --out (or delete {folder})"
+        )
+    if data.get("format") != MANIFEST_FORMAT:
         raise RunFolderError(
             f"{path}: run.json format {data.get('format')!r}, and this kopa-gen reads format {MANIFEST_FORMAT}: "
             "the folder was written by another version; give another --out, or use the version that wrote it"
@@ -273,6 +324,10 @@ def read_manifest(folder: Path) -> RunManifest | None:
         return check_manifest(data, path)
     except RecordError as exc:
         raise RunFolderError(str(exc)) from None
+
+
+def _short(exc: BaseException) -> str:
+    return "nested too deep" if isinstance(exc, RecursionError) else str(exc).split("\n")[0][:120]
 
 
 def write_manifest(folder: Path, manifest: RunManifest, secrets: list[str]) -> None:

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kopa_gen.client.errors import redact
+from kopa_gen.client.redaction import redact, register
 from kopa_gen.evaluate.episode import score_episode
 from kopa_gen.evaluate.guess import guesses, manifest_entry
+from kopa_gen.evaluate.jsonline import json_line
 from kopa_gen.evaluate.rundir import (
     INFRASTRUCTURE,
     code_version,
@@ -34,7 +35,7 @@ from kopa_gen.evaluate.rundir import (
 )
 from kopa_gen.evaluate.submission import SubmitChannel
 from kopa_gen.language.answers import answer_text
-from kopa_gen.language.diagnostics import NotFound
+from kopa_gen.language.diagnostics import InfrastructureError, NotFound
 from kopa_gen.language.records import (
     MANIFEST_FORMAT,
     JudgeRecord,
@@ -47,7 +48,7 @@ from kopa_gen.language.settings import TOOL_RESULT_CHARS, AgentSettings, Endpoin
 from kopa_gen.language.task import AnswerMode, Task
 from kopa_gen.policies.base import Episode, TaskContext, policy
 from kopa_gen.project import Project
-from kopa_gen.runtime.session import Session
+from kopa_gen.runtime.session import CallRecord, Session
 from kopa_gen.runtime.spread import Spread, run_jobs
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.world.build import ensure_world
@@ -71,6 +72,7 @@ class EvalConfig:
     judge_kind: str = "openai"  # its name in kopa_gen.evaluate.judge.JUDGES
     answer_mode: AnswerMode = "submit"  # submit: through the submit_answer tool; text: a `최종 답:` line
     spread: Spread = field(default_factory=Spread)  # where episodes run; `concurrency` is per process
+    stop_after_infrastructure: int = 5  # episodes in a row failed for infrastructure that stop the run
     tool_result_chars: int | None = TOOL_RESULT_CHARS  # the tool-result budget; None: results are never cut
     server: str | None = None  # the command that served the model for the run (`--serve-vllm`), for run.json
 
@@ -117,7 +119,10 @@ def secrets(project: Project, config: EvalConfig) -> list[str]:
     names = {p.kopa.auth.env for p in project.platforms} | {
         e.api_key_env for e in (config.endpoint, config.judge) if e is not None
     }
-    return [os.environ[n] for n in sorted(names) if os.environ.get(n)]
+    found = [os.environ[n] for n in sorted(names) if os.environ.get(n)]
+    for secret in found:  # and no log record of the run carries one either
+        register(secret)
+    return found
 
 
 async def run_episode(
@@ -129,31 +134,11 @@ async def run_episode(
     rollout: int,
     pattern: str | None = None,
 ) -> dict[str, Any]:
-    agent = policy(config.policy, **config.policy_options())
     start = time.perf_counter()
-    platforms = fixture["platforms"]
-    sandbox = SandboxConfig(seed=seed)
-    channel = SubmitChannel(task.answer) if config.answer_mode == "submit" else None
-    async with Session.open(
-        project,
-        platforms,
-        max_calls=task.max_calls,
-        tools=task.tools,
-        live=config.live,
-        sandbox=sandbox,
-        channel=channel,
-        result_chars=config.tool_result_chars,
-    ) as session:
-        try:
-            ctx = TaskContext(task, fixture, seed, rollout, config.answer_mode)
-            episode = await asyncio.wait_for(agent.run(ctx, session), config.episode_timeout_s)
-        except TimeoutError:
-            episode = Episode("", [], [], "timeout", f"episode exceeded {config.episode_timeout_s}s")
-        except Exception as exc:  # a policy bug must not end the whole run; it is recorded and scored 0
-            episode = Episode("", [], [], "error", f"{type(exc).__name__}: {exc}")
-        scope = fixture.get("state_scope") or []
-        written, state = session.state(scope)
-        calls = list(session.calls)
+    try:
+        episode, written, state, calls = await _play(project, config, task, fixture, seed, rollout)
+    except InfrastructureError as exc:  # the world could not be opened: nothing ran
+        episode, written, state, calls = Episode("", [], [], "infrastructure", str(exc)), [], "", []
     judged = None
     signature = None
     mode = config.answer_mode
@@ -201,6 +186,37 @@ async def run_episode(
         "usage": usage.model_dump() if (usage := Usage.of(episode.usage)) is not None else None,
     }
     return record
+
+
+async def _play(
+    project: Project, config: EvalConfig, task: Task, fixture: dict[str, Any], seed: int, rollout: int
+) -> tuple[Episode, list[dict[str, Any]], str, list[CallRecord]]:
+    """One episode in its session: what the policy did, the scoped state, its hash and the call log."""
+    agent = policy(config.policy, **config.policy_options())
+    channel = SubmitChannel(task.answer) if config.answer_mode == "submit" else None
+    async with Session.open(
+        project,
+        fixture["platforms"],
+        max_calls=task.max_calls,
+        tools=task.tools,
+        live=config.live,
+        sandbox=SandboxConfig(seed=seed),
+        channel=channel,
+        result_chars=config.tool_result_chars,
+        stop_on_infrastructure=True,
+    ) as session:
+        try:
+            ctx = TaskContext(task, fixture, seed, rollout, config.answer_mode)
+            episode = await asyncio.wait_for(agent.run(ctx, session), config.episode_timeout_s)
+        except TimeoutError:
+            episode = Episode("", [], [], "timeout", f"episode exceeded {config.episode_timeout_s}s")
+        except InfrastructureError as exc:  # the environment failed, not the policy: run again on resume
+            episode = Episode("", [], [], "infrastructure", str(exc))
+        except Exception as exc:  # a policy bug must not end the whole run; it is recorded and scored 0
+            episode = Episode("", [], [], "error", f"{type(exc).__name__}: {exc}")
+        scope = fixture.get("state_scope") or []
+        written, state = session.state(scope)
+        return episode, written, state, list(session.calls)
 
 
 def expected_text(project: Project, task: Task, fixture: dict[str, Any]) -> str | None:
@@ -284,6 +300,11 @@ def failed_infrastructure(records: list[dict[str, Any]]) -> list[dict[str, Any]]
     return [r for r in records if r.get("stop_reason") == INFRASTRUCTURE]
 
 
+class InfrastructureStop(InfrastructureError):
+    """The run stopped because the environment kept failing (EvalConfig.stop_after_infrastructure episodes in
+    a row); the message is one line saying why and what to do."""
+
+
 async def run_eval(
     project: Project,
     config: EvalConfig,
@@ -328,14 +349,21 @@ async def _run_locked(
     total = len(wanted)
     finished = [len(here), sum(bool(r["reward"]) for r in here)]
     if not config.live and not config.spread.in_process:  # built once here, not by every worker at once
-        for seed in config.seeds:
-            ensure_world(project.world, seed)
+        ensure_world(project.world)  # the world the episodes use: its own seed, whatever the sandbox seeds
+    in_a_row = 0
     with path.open("a", encoding="utf-8") as fh:
         async for _, record in run_jobs(
             project, config.spread, episode_job, [(config, *job) for job in jobs], config.concurrency
         ):
-            fh.write(redact(json.dumps(record, ensure_ascii=False, default=str), hidden) + "\n")
+            fh.write(json_line(record, hidden) + "\n")
             fh.flush()
+            in_a_row = in_a_row + 1 if record["stop_reason"] == INFRASTRUCTURE else 0
+            if in_a_row >= config.stop_after_infrastructure:
+                raise InfrastructureStop(
+                    f"stopped: {in_a_row} episodes in a row failed for infrastructure, the last with "
+                    f"{redact(str(record['error']), hidden)[:300]}; every finished episode is kept in {path}: "
+                    "fix the cause and run the same command again to go on"
+                )
             finished[0] += 1
             finished[1] += int(record["reward"])
             if progress is not None:

@@ -15,7 +15,8 @@ Tables (`summarize`)
     seed's rollouts, then averaged over seeds (the paper's pass@4 is over the 4 rollouts of a seed; pooling the
     rollouts of 8 seeds would turn it into a pass@4 of 32 draws); its pass@1 and ACTION are means over all its
     episodes. The 95% CI is over seeds: per seed, the mean over tasks of the task's pass rate in that seed.
-    Every episode counts, including ones that ended in an infrastructure error (dropping them inflates scores).
+    Episodes that failed for infrastructure (the environment failed, not the policy) are not given to it
+    (report.results): the report counts them apart, and a resume runs them again.
     k defaults to the rollouts per seed (`rollouts_per_seed`: the fewest episodes of any task in any seed).
 """
 

@@ -67,6 +67,13 @@ class UserError(Exception):
         return str(self.args[0]) if len(self.args) == 1 else super().__str__()
 
 
+class InfrastructureError(Exception):
+    """The environment failed, not the policy and not the user: a world that cannot be opened, a sandbox that
+    fails, a platform that answers 5xx or nothing past every retry. An eval records the episode as
+    failed-infrastructure (left out of the scores, run again on resume); a single tool call says it as a tool
+    error."""
+
+
 class NotFound(UserError, KeyError):
     """A name the user gave (a platform, tool, task, pattern, fixture) that the project lacks; still a KeyError for
     the callers that catch one."""

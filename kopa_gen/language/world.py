@@ -208,6 +208,12 @@ class EpisodeTable(StrictModel):
     description: str = Field(description="What the rows are, in one sentence.")
     columns: list[Column] = Field(min_length=1)
     key: list[str] = Field(min_length=1, description="Columns that identify a row (writes upsert on them).")
+    max_rows: int | None = Field(
+        default=None,
+        ge=1,
+        description="Most rows the table holds in one episode: a write that would add a row past it is refused "
+        "with the platform's bad-value answer naming the limit (rewriting a row that exists still works).",
+    )
 
 
 class WorldFile(StrictModel):

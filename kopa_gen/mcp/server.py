@@ -3,7 +3,7 @@ platform is listed as is, and calls go through the platform's ToolBox. Served ov
 
 Start-up reads the listings and nothing else, so it does not grow with the number of tools beyond reading
 tools.json: no tool's models are imported (kopa_gen.mcp.catalog), and the toolboxes (a project, a sandbox, clients)
-may be opened at the first call by passing a function for them.
+may be opened at a connection's first call, one set per connection, by passing a function for them.
 """
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 import mcp_types as types
 from mcp.server import Server
+from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
+from kopa_gen.client.redaction import redact
 from kopa_gen.mcp.catalog import Catalog
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome, unknown_tool
@@ -25,27 +28,53 @@ if TYPE_CHECKING:
     from kopa_gen.client.client import PlatformClient
 
 ToolBoxes = Sequence[ToolBox] | Callable[[], Sequence[ToolBox]]
-"""The toolboxes behind a server, or a function that opens them; it runs once, in a worker thread, at the first
-call of a known tool (a failure is raised to that call and tried again at the next)."""
+"""The toolboxes behind a server: given ones, which every client shares (a server embedded around the caller's own
+clients), or a function that opens a fresh set per client, in a worker thread, at the client's first call of a
+known tool (a failure is said to that call and tried again at the next). A client is an MCP session over
+streamable HTTP (its set is closed when the session ends; a 2026-era request, which has no session, is a client of
+its own), or the one peer of a server without HTTP (stdio: one client per process). So each client of `kopa-gen
+serve` has its own sandbox: its own workspace files, counters and fault stream, which no other client sees."""
+
+STATE_KEY = "kopa.toolboxes"
 
 
-class _Opened:
+def connection_of(ctx: ServerRequestContext[Any]) -> Connection:
+    """The MCP connection a request came on. Its `state` and `exit_stack` are the SDK's place for per-connection
+    resources (mcp.server.connection); the request context of this SDK version reaches it through its session
+    (`Context.connection` is the public name once the runner hands handlers a `Context`)."""
+    connection: Connection = ctx.session._connection
+    return connection
+
+
+class _PerClient:
     def __init__(self, toolboxes: ToolBoxes) -> None:
         self._open = toolboxes if callable(toolboxes) else None
-        self._boxes: Sequence[ToolBox] | None = None if callable(toolboxes) else toolboxes
-        self._lock: Any = None
+        self._shared: Sequence[ToolBox] | None = None if callable(toolboxes) else toolboxes
+        self._process: dict[str, Any] = {}  # the one client of a server without HTTP
 
-    async def __call__(self) -> Sequence[ToolBox]:
-        if self._boxes is None:
-            import anyio
-            import anyio.to_thread
+    async def __call__(self, ctx: ServerRequestContext[Any]) -> Sequence[ToolBox]:
+        if self._shared is not None:
+            return self._shared
+        import anyio
+        import anyio.to_thread
 
-            self._lock = self._lock or anyio.Lock()
-            async with self._lock:
-                if self._boxes is None:
-                    assert self._open is not None
-                    self._boxes = await anyio.to_thread.run_sync(self._open)
-        return self._boxes
+        connection = connection_of(ctx) if ctx.request is not None else None
+        state = connection.state if connection is not None else self._process
+        lock = state.setdefault(STATE_KEY + ".lock", anyio.Lock())
+        async with lock:
+            boxes: Sequence[ToolBox] | None = state.get(STATE_KEY)
+            if boxes is None:
+                assert self._open is not None
+                boxes = await anyio.to_thread.run_sync(self._open)
+                state[STATE_KEY] = boxes
+                if connection is not None:
+                    connection.exit_stack.push_async_callback(_close, boxes)
+        return boxes
+
+
+async def _close(boxes: Sequence[ToolBox]) -> None:
+    for box in boxes:
+        await box.client.aclose()
 
 
 def build_server(name: str, title: str, catalogs: Sequence[Catalog], toolboxes: ToolBoxes) -> Server[Any]:
@@ -56,21 +85,24 @@ def build_server(name: str, title: str, catalogs: Sequence[Catalog], toolboxes: 
     envelope = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json", exclude_none=True)
     listed = cast(types.ListToolsResult, {**envelope, "tools": tools})
     schemas: dict[str, Mapping[str, Any]] = {tool["name"]: tool["inputSchema"] for tool in tools}
-    opened = _Opened(toolboxes)
+    opened = _PerClient(toolboxes)
 
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         return listed
 
-    async def call(name: str, arguments: Mapping[str, Any] | None) -> ToolOutcome:
+    async def call(
+        ctx: ServerRequestContext[Any], name: str, arguments: Mapping[str, Any] | None
+    ) -> ToolOutcome:
         if name not in schemas:
             return unknown_tool(name, schemas)
         try:
-            boxes = await opened()
+            boxes = await opened(ctx)
         except Exception as exc:  # a broken spec or world: said to the caller, tried again at the next call
-            print(f"kopa-gen serve: cannot open the platforms: {exc}", file=sys.stderr)
-            return ToolOutcome(True, f"the server cannot open its platforms: {exc}", category="server")
+            said = redact(str(exc))
+            print(f"kopa-gen serve: cannot open the platforms: {said}", file=sys.stderr)
+            return ToolOutcome(True, f"the server cannot open its platforms: {said}", category="server")
         box = next((b for b in boxes if name in b.bindings), None)
         if box is None:
             return unknown_tool(name, schemas)
@@ -79,14 +111,14 @@ def build_server(name: str, title: str, catalogs: Sequence[Catalog], toolboxes: 
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        outcome = await call(params.name, params.arguments)
+        outcome = await call(ctx, params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(text=outcome.text)],
             structured_content=outcome.structured,
             is_error=outcome.is_error,
         )
 
-    return Server(
+    server: Server[Any] = Server(
         name,
         title=title,
         version="1",
@@ -94,6 +126,24 @@ def build_server(name: str, title: str, catalogs: Sequence[Catalog], toolboxes: 
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
+
+    async def on_discover(
+        ctx: ServerRequestContext[Any], params: types.RequestParams | None
+    ) -> types.DiscoverResult:
+        # Over HTTP the tools keep state per client (the workspace, the counters), which needs a session: the 2026
+        # era has none (each request is a connection of its own), so a client that asks is pointed to the
+        # handshake era (the SDK's "auto" clients then initialize a session). A client that insists on the 2026
+        # era is still served, each request in a sandbox of its own. Without HTTP (stdio) the process is the
+        # session, and both eras are offered.
+        versions = HANDSHAKE_PROTOCOL_VERSIONS if ctx.request is not None else MODERN_PROTOCOL_VERSIONS
+        return types.DiscoverResult(
+            supported_versions=list(versions),
+            capabilities=server.get_capabilities(protocol_version=ctx.protocol_version),
+        )
+
+    if callable(toolboxes):  # per-connection state only where toolboxes are opened per connection
+        server.add_request_handler("server/discover", types.RequestParams, on_discover)
+    return server
 
 
 def platforms_server(

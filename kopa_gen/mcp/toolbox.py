@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from pydantic import BaseModel, ValidationError
 
+from kopa_gen.mcp.boundary import LIMITS, check_arguments, echo_name
 from kopa_gen.mcp.render import PageParams, Rendering, render_result
 
 if TYPE_CHECKING:
@@ -75,6 +76,12 @@ def parse_arguments(raw: str) -> Any:
         near = raw[max(0, exc.pos - 20) : exc.pos + 20]
         where = f"line {exc.lineno}, column {exc.colno} (character {exc.pos})"
         return Unparsed(raw, f"{exc.msg}: the parser stopped at {where}, near {near!r}")
+    except RecursionError:  # nesting past the stack, far past what any tool takes
+        return Unparsed(
+            raw, f"nested too deep to read (a tool's arguments nest at most {LIMITS.depth} levels)"
+        )
+    except ValueError:  # an integer past the 4,300 digits Python reads
+        return Unparsed(raw, f"an integer too long to read (a tool takes at most {LIMITS.int_digits} digits)")
 
 
 def not_json(tool: str, arguments: Unparsed) -> ToolOutcome:
@@ -91,7 +98,7 @@ def not_json(tool: str, arguments: Unparsed) -> ToolOutcome:
 def unknown_tool(name: str, known: Iterable[str]) -> ToolOutcome:
     return ToolOutcome(
         True,
-        f"unknown tool {name!r}; available tools: {', '.join(sorted(known))}",
+        f"unknown tool {echo_name(name)}; available tools: {', '.join(sorted(known))}",
         error_code="unknown_tool",
         category="bad_param",
     )
@@ -192,6 +199,14 @@ class ToolBox:
                 error_code="bad_arguments",
                 category="bad_param",
             )
+        refused = check_arguments(arguments)
+        if refused is not None:
+            return ToolOutcome(
+                True,
+                f"invalid arguments for {name}: {refused}",
+                error_code="bad_arguments",
+                category="bad_param",
+            )
         try:
             args = binding.args.model_validate(dict(arguments or {}))
         except ValidationError as exc:
@@ -211,8 +226,12 @@ class ToolBox:
             return ToolOutcome(True, text, error_code="bad_arguments", category="bad_param")
         op = self.client.platform.operation(binding.operation_id)
         data = _structured(binding, result, op.row_props)
+        text = result_text(data)
+        clean = self.client.redact(text)  # a service that echoes the key in a result (a row, a file) says ***
+        if clean is not text:
+            data = json.loads(clean)
         if rendering is None:
-            return ToolOutcome(False, result_text(data), data)
+            return ToolOutcome(False, clean, data)
         paging = self.client.platform.kopa.paging
         names = PageParams(paging.page, paging.size) if paging and self.client.platform.paged(op) else None
         return ToolOutcome(False, render_result(data, rendering.budget, names), data)

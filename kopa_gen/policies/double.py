@@ -171,7 +171,9 @@ class ChatDouble:
         model = body.get("model", "double") if isinstance(body, dict) else "double"
         match step:
             case Reply():
-                return JSONResponse(_completion(step, n, str(model)))
+                # ASCII JSON, as many servers write it: text that is not UTF-8 (an unpaired surrogate a model
+                # produced) travels as its escape, as it would from them
+                return Response(json.dumps(_completion(step, n, str(model))), media_type="application/json")
             case Fail():
                 error = {"message": step.message, "type": "double", "code": step.status}
                 return JSONResponse({"error": error}, status_code=step.status)

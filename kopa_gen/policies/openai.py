@@ -28,9 +28,11 @@ from typing import Any, Protocol
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from kopa_gen.client import redaction
 from kopa_gen.client.errors import redact
 from kopa_gen.language.records import TurnUsage
 from kopa_gen.language.settings import AgentSettings, EndpointSettings
+from kopa_gen.mcp.boundary import encodable, escaped_surrogates
 from kopa_gen.mcp.toolbox import parse_arguments
 from kopa_gen.plugins import Registry
 from kopa_gen.policies.base import Episode, TaskContext, register, system_prompt
@@ -131,9 +133,10 @@ class Call:
             try:
                 json.loads(self.raw)
                 text = self.raw
-            except ValueError:
+            except (ValueError, RecursionError):
                 text = json.dumps(self.raw, ensure_ascii=False)
-        return {"id": self.id, "type": "function", "function": {"name": self.tool, "arguments": text}}
+        arguments = escaped_surrogates(text)
+        return {"id": self.id, "type": "function", "function": {"name": self.tool, "arguments": arguments}}
 
 
 def decode_arguments(raw: str | dict[str, Any] | None) -> Any:
@@ -178,13 +181,16 @@ def parse_turn(body: Any, turn: int) -> Turn:
     content = choice.message.content
     if isinstance(content, list):
         content = "".join(str(part.get("text", "")) for part in content if part.get("type") == "text")
+    # A JSON body may carry unpaired surrogates (`"\ud800"`); what the model said goes back to it, into the
+    # scorer and into the run folder, so it must encode: U+FFFD in its words, an escape in its arguments' JSON.
+    content = encodable(content) if content else content
     calls: list[Call] = []
     seen: set[str] = set()
     for i, tc in enumerate(choice.message.tool_calls or []):
-        call_id = tc.id if tc.id and tc.id not in seen else f"call_{turn}_{i}"
+        call_id = encodable(tc.id) if tc.id and tc.id not in seen else f"call_{turn}_{i}"
         seen.add(call_id)
         raw = tc.function.arguments
-        calls.append(Call(call_id, tc.function.name, raw, decode_arguments(raw)))
+        calls.append(Call(call_id, encodable(tc.function.name), raw, decode_arguments(raw)))
     usage = completion.usage
     counted = TurnUsage(**usage.model_dump()) if usage is not None else None
     return Turn(content or "", calls, choice.finish_reason, counted)
@@ -210,6 +216,7 @@ def bearer(api_key_env: str) -> tuple[str | None, dict[str, str]]:
     """The key in the environment variable `api_key_env` (None when unset) and the headers it makes: a Bearer
     token, or none at all (a local vLLM without `--api-key`)."""
     key = os.environ.get(api_key_env) or None
+    redaction.register(key)  # from now on no output of this process carries it
     return key, ({"Authorization": f"Bearer {key}"} if key else {})
 
 
@@ -247,7 +254,9 @@ async def post_chat(
                 return response.json()
             except ValueError as exc:
                 raise EndpointError("chat completion is not JSON") from exc
-        failure = redact(f"HTTP {response.status_code}: {response.text[:500]}", [key or ""])
+        failure = (
+            f"HTTP {response.status_code}: {redact(response.text, [key or ''])[:500]}"  # redacted, then cut
+        )
         if not _retryable(response.status_code):
             raise EndpointError(f"chat completions at {base_url} failed: {failure}")
     raise EndpointDown(f"chat completions at {base_url} failed after {retries + 1} attempts: {failure}")

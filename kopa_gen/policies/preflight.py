@@ -81,7 +81,7 @@ async def check_endpoint(endpoint: EndpointSettings, tools: bool) -> Checked:
                     "server, and does the base URL end in /v1?"
                 ) from None
             return Checked(seconds, bool(turn.calls))
-        text = redact(response.text[:300], [key or ""])
+        text = redact(response.text, [key or ""])[:300]  # redacted, then cut
         raise EndpointCheckError(
             await _refusal(http, endpoint, response.status_code, text, tools, url)
         ) from None

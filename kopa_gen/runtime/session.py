@@ -4,6 +4,7 @@ between sessions except the read-only world."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import time
@@ -14,6 +15,9 @@ from typing import Any, Protocol
 
 from kopa_gen.client.client import PlatformClient, RetryPolicy
 from kopa_gen.compose import platform_client
+from kopa_gen.language.diagnostics import InfrastructureError
+from kopa_gen.language.kopa import Category
+from kopa_gen.mcp.boundary import check_arguments, echo_name
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.mcp.render import Rendering
 from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome, Unparsed, not_json
@@ -93,6 +97,10 @@ class Session:
     submissions: list[Any] = field(default_factory=list)  # what the channel read from each valid submission
     # how results reach the model: compact, cut at the tool-result budget (kopa_gen/mcp/render.py)
     rendering: Rendering = field(default_factory=Rendering)
+    stop_on_infrastructure: bool = False
+    """Raise InfrastructureError after logging a call the environment failed (a sandbox error, a platform's 5xx or
+    time-out past every retry): an eval ends such an episode at once and runs it again later. Off where failures
+    are the point (EDGE's probes inject faults) and for a single call (it answers with the tool error)."""
 
     @classmethod
     def open(
@@ -108,6 +116,7 @@ class Session:
         retry: RetryPolicy | None = None,
         channel: AnswerChannel | None = None,
         result_chars: int | None = None,
+        stop_on_infrastructure: bool = False,
     ) -> Session:
         """A fresh episode over `platforms` (live mode reaches the real services, except local platforms such as
         the workspace, which always live in the session's sandbox). `retry` overrides the clients' retry policy
@@ -124,6 +133,7 @@ class Session:
         exposed = frozenset(tools) if tools is not None else None
         session = cls(project, tuple(platforms), box, toolboxes, clients, max_calls, exposed, channel)
         session.rendering = Rendering(result_chars)
+        session.stop_on_infrastructure = stop_on_infrastructure
         return session
 
     async def __aenter__(self) -> Session:
@@ -187,10 +197,17 @@ class Session:
         elif box is None:
             names = ", ".join(sorted(t["name"] for t in self.tools()))
             outcome = ToolOutcome(
-                True, f"unknown tool {tool!r}; available tools: {names}", None, "unknown_tool"
+                True, f"unknown tool {echo_name(tool)}; available tools: {names}", None, "unknown_tool"
             )
         else:
-            outcome = await box.call(tool, arguments, self.rendering)
+            try:
+                outcome = await box.call(tool, arguments, self.rendering)
+            except BaseException as exc:  # a bug or a cancellation: the log still says how the call ended
+                code = "cancelled" if isinstance(exc, asyncio.CancelledError) else "crashed"
+                text = f"{type(exc).__name__}: {exc}"
+                elapsed = (time.perf_counter() - start) * 1000
+                self.calls[index] = CallRecord(index, tool, arguments, True, text, None, code, elapsed)
+                raise
         self.calls[index] = CallRecord(
             index=index,
             tool=tool,
@@ -201,6 +218,8 @@ class Session:
             error_code=outcome.error_code,
             elapsed_ms=(time.perf_counter() - start) * 1000,
         )
+        if self.stop_on_infrastructure and outcome.category == Category.SERVER.value:
+            raise InfrastructureError(f"call {index + 1} ({tool}): {outcome.text}")
         return outcome
 
     def _submit(self, arguments: Any, start: float) -> ToolOutcome:
@@ -212,6 +231,9 @@ class Session:
         try:
             if isinstance(arguments, Unparsed):
                 raise ValueError(not_json(self.channel.name, arguments).text)
+            refused = check_arguments(arguments)
+            if refused is not None:
+                raise ValueError(f"invalid arguments for {self.channel.name}: {refused}")
             value = self.channel.read(arguments)
         except ValueError as exc:
             self.started += 1

@@ -12,6 +12,7 @@ import functools
 import hashlib
 import io
 import json
+import logging
 import re
 import threading
 import time
@@ -40,6 +41,8 @@ from kopa_gen.sandbox.nested import with_sublists
 from kopa_gen.sandbox.paths import WorkspacePathError, normalize_params
 from kopa_gen.sandbox.store import WorldStore
 
+log = logging.getLogger(__name__)
+
 HTTP_FAULTS = {
     "http_500": (500, "Internal Server Error"),
     "http_502": (502, "Bad Gateway"),
@@ -50,6 +53,12 @@ THREADS = 8
 """Worker threads answering world reads (`SandboxConfig.threads`); each keeps one SQLite connection and its cache."""
 DATAGOKR_KEY_SPELLINGS = ("serviceKey", "ServiceKey")
 ASCII_INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
+INTEGER_DIGITS = 100
+"""The longest integer parameter read as a number: longer ones are out of range (Python refuses to read one of more
+than 4,300 digits, and no parameter means one of more than 19)."""
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Control characters no parameter value holds (tab and line breaks aside): a value with one is malformed, as the
+real gateways answer it; a NUL would also end the text for SQLite's length()."""
 NO_OPENAPI_SERVICE = ResultCode(
     code="12", message="NO_OPENAPI_SERVICE_ERROR", category=Category.BAD_PARAM, gateway=True
 )
@@ -82,6 +91,26 @@ class Sandbox:
         return prefix(platform)
 
     async def answer(self, platform: Platform, op: Operation, path: str, params: Mapping[str, str]) -> Reply:
+        try:
+            return await self._answer(platform, op, path, params)
+        except (
+            Exception
+        ) as exc:  # the sandbox itself failed (a damaged world file): the platform's server error
+            log.debug("sandbox failure answering %s.%s", platform.id, op.operation_id, exc_info=True)
+            return self.failure(platform, op, self._wire(platform, op, path, params), exc)
+
+    def failure(self, platform: Platform, op: Operation, wire: Wire, exc: Exception) -> Reply:
+        """The platform's own server-error answer, its message saying what failed in the sandbox (the client
+        reports it as an environmental failure: an eval scores the episode failed-infrastructure)."""
+        code = platform.code(platform.kopa.answers.server)
+        said = code.model_copy(
+            update={"message": f"{code.message} (sandbox error: {type(exc).__name__}: {exc})"}
+        )
+        if said.gateway:
+            return render_gateway(said)
+        return family(platform.kopa.envelope).render(platform, op, said, wire)
+
+    async def _answer(self, platform: Platform, op: Operation, path: str, params: Mapping[str, str]) -> Reply:
         fault = self.faults.draw()
         if fault == "timeout":
             await asyncio.sleep(self.config.faults.timeout_s)
@@ -121,6 +150,15 @@ class Sandbox:
                 return render_gateway(result)
             return family(kopa.envelope).render(platform, op, result, wire, page, record, echo)
 
+        def refuse(detail: str) -> Reply:
+            """The bad-value answer with `detail` after its message (for what only kopa-gen's own platforms
+            declare, so the answer may say exactly what is wrong)."""
+            result = platform.code(answers.bad_value or answers.invalid_param)
+            if result.gateway:
+                return say(result.code)
+            result = result.model_copy(update={"message": f"{result.message} {detail}"})
+            return family(kopa.envelope).render(platform, op, result, wire, None, None, echo)
+
         key = self._key(platform, params)
         if (key is None and not kopa.auth.optional) or (
             key is not None and key not in self._keys[platform.id]
@@ -144,12 +182,7 @@ class Sandbox:
         try:
             params = normalize_params(op, params)
         except WorkspacePathError as exc:
-            # only kopa-gen's own platforms declare paths, so the answer may say exactly what is wrong
-            result = platform.code(answers.bad_value or answers.invalid_param)
-            if result.gateway:
-                return say(result.code)
-            detail = result.model_copy(update={"message": f"{result.message} {exc}"})
-            return family(kopa.envelope).render(platform, op, detail, wire, None, None, echo)
+            return refuse(str(exc))
         problem = check_params(platform, op, params)
         if problem is not None:
             return say(getattr(answers, problem))
@@ -175,6 +208,13 @@ class Sandbox:
                     if not self.episode.delete(src.table, row):
                         return say(answers.no_data)
                     return say(answers.ok, record=self._typed(op, found, params)[0])
+                identity = {k: row[k] for k in self.episode.tables[src.table].key}
+                limit = self.episode.full(src.table, identity)
+                if limit is not None:
+                    return refuse(
+                        f"{src.table}: at most {limit:,} in an episode, and it is full; delete one before writing "
+                        "a new one (rewriting one that exists still works)"
+                    )
                 self.episode.upsert(src.table, row)
                 found = store.select(src.table, columns, src.filters, params, src.order, limit=1)
             if not found:
@@ -362,10 +402,14 @@ def check_params(platform: Platform, op: Operation, params: Mapping[str, str]) -
 
 def _check_value(p: Param, value: str) -> str | None:
     schema = p.schema
+    if CONTROL.search(value):
+        return "type"
     if schema.get("type") == "integer":
         # ASCII digits only, as the real services parse them: Python's int() would also take "1_0", " 5", "١٢"
         if not ASCII_INTEGER.fullmatch(value):
             return "type"
+        if len(value.lstrip("-")) > INTEGER_DIGITS:
+            return "range"
         number = int(value)
         if "minimum" in schema and number < schema["minimum"]:
             return "range"
@@ -375,13 +419,36 @@ def _check_value(p: Param, value: str) -> str | None:
     if enum is not None and value not in [str(e) for e in enum]:
         return "enum"
     pattern = schema.get("pattern")
-    if pattern is not None and not re.search(pattern, value):
+    if pattern is not None and not ecma_pattern(pattern).search(value):
         return "pattern"
     if "maxLength" in schema and len(value) > schema["maxLength"]:
         return "length"
     if "minLength" in schema and len(value) < schema["minLength"]:
         return "length"
     return None
+
+
+@functools.cache
+def ecma_pattern(pattern: str) -> re.Pattern[str]:
+    """A JSON Schema `pattern` (ECMA-262) as a Python regex. The one difference that matters for parameters: ECMA's
+    `$` matches only at the very end, Python's also before a final line break (so `^[0-9]{8}$` took "12345678\\n");
+    `$` outside a character class becomes `\\Z`."""
+    out: list[str] = []
+    escaped = in_class = False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "$" and not in_class:
+            out.append(r"\Z")
+            continue
+        out.append(char)
+    return re.compile("".join(out))
 
 
 class _SandboxApp:

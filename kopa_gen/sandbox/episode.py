@@ -54,6 +54,19 @@ class EpisodeStore:
     ) -> list[dict[str, Any]]:
         return select_children(self.db, table, columns, key, parents, order)
 
+    def full(self, table: str, key: Mapping[str, Any]) -> int | None:
+        """The table's row limit when writing the row of `key` would add a row past it; None when the write fits
+        (the row exists, or there is room)."""
+        limit = self.tables[table].max_rows
+        if limit is None:
+            return None
+        (count,) = self.db.execute(f'SELECT count(*) FROM "{table}"').fetchone()
+        if count < limit:
+            return None
+        where = " AND ".join(f'"{k}" = ?' for k in key)
+        exists = self.db.execute(f'SELECT 1 FROM "{table}" WHERE {where}', list(key.values())).fetchone()
+        return None if exists else limit
+
     def upsert(self, table: str, row: Mapping[str, Any]) -> None:
         names = list(row)
         cols = ", ".join(f'"{n}"' for n in names)

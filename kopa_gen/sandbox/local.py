@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import functools
+import sqlite3
 from pathlib import Path
 
+from kopa_gen.cache import cache_dir
+from kopa_gen.language.diagnostics import InfrastructureError
 from kopa_gen.project import Project
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.sandbox.emulator import Sandbox
@@ -23,6 +26,14 @@ def _store(path: Path) -> WorldStore:
 
 
 def open_sandbox(project: Project, config: SandboxConfig | None = None, seed: int | None = None) -> Sandbox:
-    """A fresh sandbox (own counters and fault stream) over the shared world of this seed."""
-    world = ensure_world(project.world, seed)
-    return Sandbox(project.platforms, _store(world.path), config, episode=project.world.episode)
+    """A fresh sandbox (own counters and fault stream) over the shared world of this seed. InfrastructureError
+    when the world cannot be built or opened (a full disk, a damaged file)."""
+    try:
+        world = ensure_world(project.world, seed)
+        store = _store(world.path)
+    except (sqlite3.Error, OSError) as exc:
+        raise InfrastructureError(
+            f"the sandbox's world cannot be opened ({type(exc).__name__}: {exc}); if a file in {cache_dir()} is "
+            "damaged, delete it: the next run builds it again"
+        ) from exc
+    return Sandbox(project.platforms, store, config, episode=project.world.episode)

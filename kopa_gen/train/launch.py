@@ -30,6 +30,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from kopa_gen.language.diagnostics import UserError
+from kopa_gen.language.source import load_text
 from kopa_gen.train.contract import AGENT_NAME
 
 if TYPE_CHECKING:
@@ -485,7 +486,7 @@ def preflight(kind: Kind, cfg: DictConfig) -> list[str]:
             _module_problem(cfg.reward.custom_reward_function.path, "reward.custom_reward_function.path"),
         ]
         if agent_loops and Path(str(agent_loops)).is_file():
-            entries = yaml.safe_load(Path(str(agent_loops)).read_text(encoding="utf-8")) or []
+            entries = load_text(Path(str(agent_loops)).read_text(encoding="utf-8"), str(agent_loops)) or []
             names = [e.get("name") for e in entries if isinstance(e, dict)]
             default = rollout.agent.default_agent_loop
             if default not in names and default not in {"single_turn_agent", "tool_agent"}:

@@ -12,6 +12,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import os
+import re
 import shutil
 import sqlite3
 import time
@@ -21,8 +22,9 @@ from pathlib import Path
 
 from kopa_gen.cache import cache_dir
 from kopa_gen.language.world import WORLD_TABLE, WORLD_TABLE_SQL, Table, WorldSpec
+from kopa_gen.processes import alive
 from kopa_gen.world.fill import create_table, fill_table
-from kopa_gen.world.parallel import Builders, world_workers
+from kopa_gen.world.parallel import SCRATCH_PREFIX, Builders, world_workers
 from kopa_gen.world.registry import DATA, SHARES, GenContext, generators
 
 MANIFEST = "_kopa_tables"
@@ -89,6 +91,7 @@ def ensure_world(spec: WorldSpec, seed: int | None = None, progress: Progress | 
     ):  # an empty file: a reader re-created a world removed meanwhile
         return BuiltWorld(path, seed, digest, 0.0, False)
     path.parent.mkdir(parents=True, exist_ok=True)
+    sweep(path.parent)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.unlink(missing_ok=True)
     start = time.perf_counter()
@@ -108,6 +111,27 @@ def ensure_world(spec: WorldSpec, seed: int | None = None, progress: Progress | 
     for old in others[KEEP:]:
         old.unlink(missing_ok=True)
     return BuiltWorld(path, seed, digest, time.perf_counter() - start, True)
+
+
+def sweep(cache: Path) -> list[Path]:
+    """Remove what builds that died left in the cache: a partial world (`world-*.tmp<pid>`, hundreds of MB, with
+    its SQLite journal files) or a workers' scratch folder (`kopa-world-<pid>-*`) whose process is gone. A live
+    build's are kept. Returns what was removed."""
+    removed: list[Path] = []
+    for partial in cache.glob("world-*.tmp*"):
+        found = _PARTIAL.search(partial.name)
+        if found is not None and not alive(int(found.group(1))):
+            partial.unlink(missing_ok=True)
+            removed.append(partial)
+    for scratch in cache.glob(f"{SCRATCH_PREFIX}*-*"):
+        pid = scratch.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
+        if scratch.is_dir() and pid.isdigit() and not alive(int(pid)):
+            shutil.rmtree(scratch, ignore_errors=True)
+            removed.append(scratch)
+    return removed
+
+
+_PARTIAL = re.compile(r"\.tmp(\d+)(-wal|-shm|-journal)?$")
 
 
 def create_world_table(db: sqlite3.Connection, seed: int, today: dt.date) -> None:

@@ -26,10 +26,12 @@ from pathlib import Path
 
 from kopa_gen.language.diagnostics import UserError
 from kopa_gen.language.world import Table, WorldSpec
+from kopa_gen.processes import die_with_parent
 from kopa_gen.world.fill import fill_table
 from kopa_gen.world.registry import SHARES
 
 WORKERS_ENV = "KOPA_GEN_WORLD_WORKERS"
+SCRATCH_PREFIX = "kopa-world-"
 
 
 class WorkersError(UserError, ValueError):
@@ -116,8 +118,9 @@ _WORLD = ""
 _SCRATCH = ""
 
 
-def _start(spec: WorldSpec, seed: int, world: str, scratch: str) -> None:
+def _start(spec: WorldSpec, seed: int, world: str, scratch: str, parent: int) -> None:
     global _SPEC, _SEED, _WORLD, _SCRATCH
+    die_with_parent(parent)  # a killed build leaves no worker writing on, or holding what it inherited
     _SPEC, _SEED, _WORLD, _SCRATCH = spec, seed, world, scratch
     _TABLES.update((t.name, t) for t in spec.tables)
     from kopa_gen.world.registry import generators
@@ -180,12 +183,13 @@ class Builders:
         generators()  # imported once here, not again in every process
         self.spec = spec
         self.workers = workers
-        self.scratch = tempfile.mkdtemp(prefix="kopa-world-", dir=path.parent)
+        # named after this process, so the next build can tell a dead build's scratch from a running one's
+        self.scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=path.parent)
         self.pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn"),
             initializer=_start,
-            initargs=(spec, seed, str(path), self.scratch),
+            initargs=(spec, seed, str(path), self.scratch, os.getpid()),
         )
         self.pool.submit(int).result()  # every process starts now, before the caller connects to the world
 
