@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from kopa_gen.edge.builder import PHI, Chain, Focus, NotInstantiable, quote
 from kopa_gen.edge.korean import of, value_words
+from kopa_gen.edge.probe import rows_of
 from kopa_gen.edge.signatures import OutField, ToolSig
 from kopa_gen.language.answers import (
     Answer,
@@ -313,13 +314,7 @@ def chain_tool(chain: Chain, call: str) -> str:
 
 
 def _item_rows(item: Any) -> list[dict[str, Any]]:
-    result = item.get("result") if isinstance(item, dict) else None
-    if not isinstance(result, dict):
-        return []
-    rows = result.get("rows")
-    if isinstance(rows, list):
-        return [r for r in rows if isinstance(r, dict)]
-    return [result["record"]] if isinstance(result.get("record"), dict) else []
+    return rows_of(item.get("result") if isinstance(item, dict) else None)
 
 
 def ask_number(

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from kopa_gen.edge.korean import arg_words, of, sentence, value_words
 from kopa_gen.edge.links import kind_table, literal_values
+from kopa_gen.edge.probe import rows_of
 from kopa_gen.edge.scorer import Binding, Examples
 from kopa_gen.edge.signatures import ToolSig
 from kopa_gen.language.functions import coerce_arg, maybe_number
@@ -199,15 +200,16 @@ class Chain:
                 raise NotInstantiable(f"{call.tool} returned nothing")
             items = [r["result"] for r in result] if call.for_each is not None else [result]
             for r in items:
-                rows = _rows(r)
+                rows = rows_of(r)
                 if not rows:
                     raise NotInstantiable(f"{call.tool} has no data for {call.args}")
                 total = r.get("total_count")
                 if isinstance(total, int) and total > self.max_rows:
                     raise NotInstantiable(f"{call.tool}: {total} rows, more than {self.max_rows}")
             one_page = all(
-                not isinstance(r.get("total_count"), int) or r["total_count"] <= len(_rows(r)) for r in items
-            ) and all(len(_rows(r)) <= _page_of(r) for r in items)
+                not isinstance(r.get("total_count"), int) or r["total_count"] <= len(rows_of(r))
+                for r in items
+            ) and all(len(rows_of(r)) <= _page_of(r) for r in items)
             kept.append(call.model_copy(update={"pages": None}) if call.pages and one_page else call)
         self.steps.append(GoldStep(calls=kept))
 
@@ -258,7 +260,7 @@ class Chain:
         args, paged = self._paged(spec.tool, args)
         call_id = self.new_id()
         await self.run([GoldCall(id=call_id, tool=spec.tool, args=args, pages="all" if paged else None)])
-        rows = _rows(self.walk.results[call_id])
+        rows = rows_of(self.walk.results[call_id])
         mine = [r for r in rows if str(r.get(spec.field, "")).strip() == name]
         if len(mine) != 1:
             raise NotInstantiable(f"{len(mine)} rows of {spec.tool} are named {name!r}")
@@ -366,7 +368,7 @@ class Chain:
 
     def _result_focus(self, call_id: str, tool: str, owner: str, ctx: str) -> Focus:
         result = self.walk.results[call_id]
-        rows = _rows(result)
+        rows = rows_of(result)
         sig = self.sigs[tool]
         topic = sig.about.topic if sig.about is not None else sig.title
         phrase = (
@@ -474,16 +476,6 @@ class Chain:
 
     def word(self, text: str) -> str:
         return sentence(text)
-
-
-def _rows(result: Any) -> list[dict[str, Any]]:
-    if not isinstance(result, dict):
-        return []
-    rows = result.get("rows")
-    if isinstance(rows, list):
-        return [r for r in rows if isinstance(r, dict)]
-    record = result.get("record")
-    return [record] if isinstance(record, dict) else []
 
 
 def _page_of(result: dict[str, Any]) -> int:

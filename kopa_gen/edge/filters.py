@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kopa_gen.edge.probe import rows_of
 from kopa_gen.edge.signatures import ToolSig
 from kopa_gen.evaluate.guess import guess_task
 from kopa_gen.evaluate.judge import OpenAIJudge
@@ -116,7 +117,7 @@ def _codes(task: Task, sigs: Mapping[str, ToolSig], results: Mapping[str, Any]) 
             result = results.get(call.id)
             items = [r.get("result") for r in result] if isinstance(result, list) else [result]
             for item in items:
-                for row in _rows_of(item):
+                for row in rows_of(item):
                     for name in idish:
                         value = str(row.get(name) or "").strip()
                         if value:
@@ -295,16 +296,6 @@ def _reason(message: str) -> str:
 
 async def gather(*aws: Any) -> list[Any]:
     return list(await asyncio.gather(*aws))
-
-
-def _rows_of(result: Any) -> list[dict[str, Any]]:
-    if not isinstance(result, dict):
-        return []
-    rows = result.get("rows")
-    if isinstance(rows, list):
-        return [r for r in rows if isinstance(r, dict)]
-    record = result.get("record")
-    return [record] if isinstance(record, dict) else []
 
 
 EVIDENCE_CHARS = 6000  # executed results shown to the re-solve stage's judge

@@ -58,7 +58,10 @@ class ProbeResult:
         return self.root_failed is None and all(o == "success" for _, o in self.outcomes)
 
 
-def rows_of(result: Mapping[str, Any]) -> list[dict[str, Any]]:
+def rows_of(result: Any) -> list[dict[str, Any]]:
+    """The rows of a tool's structured result (a one-record result as one row; anything else: none)."""
+    if not isinstance(result, Mapping):
+        return []
     rows = result.get("rows")
     if isinstance(rows, list):
         return [r for r in rows if isinstance(r, dict)]
