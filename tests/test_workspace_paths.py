@@ -159,26 +159,27 @@ def workspace_server(world: BuiltWorld) -> Iterator[int]:
 
 @pytest.mark.anyio
 async def test_concurrent_writes_to_one_file_leave_one_written_content(workspace_server: int) -> None:
+    # One MCP client (one session: one sandbox, see tests/test_mcp_sessions.py) sends 16 writes to one file at once.
     url = f"http://127.0.0.1:{workspace_server}/mcp"
     contents = [f"작성자 {i}: " + "내용" * (20 + 17 * i) for i in range(16)]
     echoed: list[Any] = []
+    async with Client(url) as client:
 
-    async def write(content: str) -> None:
-        async with Client(url) as client:
+        async def write(content: str) -> None:
             result = await client.call_tool(
                 "workspace_write_file", {"path": "reports/../same.txt", "content": content}
             )
             assert not result.is_error and result.structured_content is not None
             echoed.append(result.structured_content["record"])
 
-    async with anyio.create_task_group() as group:
-        for content in contents:
-            group.start_soon(write, content)
-    async with Client(url) as client:
+        async with anyio.create_task_group() as group:
+            for content in contents:
+                group.start_soon(write, content)
         read = await client.call_tool("workspace_read_file", {"path": "same.txt"})
         listed = await client.call_tool("workspace_list_files", {})
     assert read.structured_content is not None and listed.structured_content is not None
     final = read.structured_content["record"]
+    assert final is not None, read.structured_content
     assert final["content"] in contents and final["size"] == len(final["content"])
-    assert all(r["content"] in contents and r["size"] == len(r["content"]) for r in echoed)
+    assert len(echoed) == 16 and all(r["content"] in contents and r["size"] == len(r["content"]) for r in echoed)
     assert [r["path"] for r in listed.structured_content["rows"]] == ["same.txt"]
