@@ -2,20 +2,21 @@
 
 The reward is binary: every axis listed in the task's `reward` (RESPONSE, ENVIRONMENT) must pass, and the agent
 must have ended with a final message (an episode that stops silently has not finished, even when its files are
-right). ACTION is computed for every episode and reported beside the reward, never part of it."""
+right). ACTION is computed for every episode and reported beside the reward, never part of it. The axes themselves
+are registered plug-ins (kopa_gen/evaluate/axes.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
-from kopa_gen.evaluate.action import score_action
-from kopa_gen.evaluate.response import ResponseVerdict, score_submitted, score_text
+from kopa_gen.evaluate.axes import AXES, Evidence, verdict
+from kopa_gen.evaluate.response import ResponseVerdict
 from kopa_gen.evaluate.submission import SUBMIT_TOOL, SubmissionError, read_submission
 from kopa_gen.evaluate.typed import Stated
 from kopa_gen.language.records import ActionParts
-from kopa_gen.language.task import AnswerMode, Task
+from kopa_gen.language.task import AnswerMode, Basis, Task
 
 
 @dataclass(frozen=True)
@@ -54,26 +55,16 @@ def score_episode(
     """`state_hash` is the session's hash over the fixture's `state_scope`; `judged` is an LLM judge's verdict,
     used in text mode only where the rules could not read the response (never against a rule's fail), and
     `judge` names it (rubric version and model) in the verdict. In submit
-    mode the episode finished when it submitted; in text mode when it ended with a final message."""
+    mode the episode finished when it submitted; in text mode when it ended with a final message. Each axis is
+    the registered one (kopa_gen/evaluate/axes.py): those in the task's `reward` decide, ACTION is reported."""
     submitted = submissions(task, calls)
-    response = None
-    if "RESPONSE" in task.reward and task.answer is not None:
-        pool = fixture.get("answer_pool") or []
-        if mode == "submit":
-            response = score_submitted(task.answer, submitted, pool)
-        else:
-            response = score_text(final_message, task.answer, task.system.today.year, pool, task.query)
-            if not response.passed and not response.readable and judged is not None:
-                response = response.model_copy(
-                    update={
-                        "passed": judged,
-                        "reason": f"{response.reason}; LLM judge said {'YES' if judged else 'NO'}",
-                        "decided_by": "judge",
-                        "judge": judge,
-                    }
-                )
-    environment = state_hash == fixture["state_hash"] if "ENVIRONMENT" in task.reward else None
-    action = action_score(fixture, calls, turns)
+    ev = Evidence(task, fixture, final_message, state_hash, calls, turns, submitted, mode, judged, judge)
+    # in the spec language's order (RESPONSE before ENVIRONMENT), whatever order the task lists them in
+    scores = {name: AXES.get(name)().score(ev) for name in get_args(Basis) if name in task.reward}
+    failed = next((name for name in scores if scores[name] is not None and not verdict(scores[name])), None)
+    response: ResponseVerdict | None = scores.get("RESPONSE")
+    environment: bool | None = scores.get("ENVIRONMENT")
+    action: ActionParts = AXES.get("ACTION")().score(ev)
     finished = bool(submitted) if mode == "submit" else bool(final_message.strip())
     if not finished:
         reason = (
@@ -81,27 +72,13 @@ def score_episode(
             if mode == "submit"
             else "no final message: the episode did not finish"
         )
-    elif response is not None and not response.passed:
+    elif failed == "RESPONSE" and response is not None:
         reason = f"RESPONSE: {response.reason}"
-    elif environment is False:
+    elif failed == "ENVIRONMENT":
         reason = "ENVIRONMENT: the state the task checks differs from the gold state"
+    elif failed is not None:
+        reason = f"{failed}: {getattr(scores[failed], 'reason', 'failed')}"
     else:
         reason = "every axis of the reward passed"
-    checks = [c for c in (response.passed if response else None, environment) if c is not None]
-    return EpisodeScore(response, environment, action, finished and bool(checks) and all(checks), reason)
-
-
-def action_score(
-    fixture: dict[str, Any], calls: Sequence[Any], turns: Sequence[Sequence[int]]
-) -> ActionParts:
-    # a submission is the answer, not a tool call of the chain: ACTION never sees it (a malformed one it does)
-    calls = [c for c in calls if c.tool != SUBMIT_TOOL or c.is_error]
-    score = score_action(fixture["steps"], calls, turns, fixture.get("calls"))
-    return ActionParts(
-        corr=score.corr,
-        cr=score.cr,
-        mpc=score.mpc,
-        eff=score.eff,
-        action=score.action,
-        action_gated=score.action_gated,
-    )
+    decided = [s for s in scores.values() if s is not None]
+    return EpisodeScore(response, environment, action, finished and bool(decided) and failed is None, reason)
