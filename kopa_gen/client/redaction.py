@@ -72,23 +72,26 @@ def registered() -> frozenset[str]:
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """`text` with every form of every registered key and of `secrets` replaced by `***`."""
-    keys = _KEYS.union(s for s in secrets if s and len(s) >= MIN_LENGTH)
-    for secret in keys:
-        for form in forms(secret):
-            if form in text:
-                text = text.replace(form, MASK)
+    for form in _all_forms(secrets):
+        if form in text:
+            text = text.replace(form, MASK)
     return text
 
 
 def redact_bytes(body: bytes, secrets: Iterable[str] = ()) -> bytes:
     """`redact` for a body before it is decoded or parsed (its error snippets are cut from it)."""
-    keys = _KEYS.union(s for s in secrets if s and len(s) >= MIN_LENGTH)
-    for secret in keys:
-        for form in forms(secret):
-            spelled = form.encode("utf-8")
-            if spelled in body:
-                body = body.replace(spelled, MASK.encode("ascii"))
+    for form in _all_forms(secrets):
+        spelled = form.encode("utf-8")
+        if spelled in body:
+            body = body.replace(spelled, MASK.encode("ascii"))
     return body
+
+
+def _all_forms(secrets: Iterable[str]) -> list[str]:
+    """Every spelling of every key to redact, longest first across keys: where one key holds another (a key and
+    a longer one that begins with it), masking the shorter first would leave the longer one's tail showing."""
+    keys = _KEYS.union(s for s in secrets if s and len(s) >= MIN_LENGTH)
+    return sorted({form for secret in keys for form in forms(secret)}, key=lambda f: (-len(f), f))
 
 
 def _install_log_redaction() -> None:
