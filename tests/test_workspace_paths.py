@@ -181,5 +181,7 @@ async def test_concurrent_writes_to_one_file_leave_one_written_content(workspace
     final = read.structured_content["record"]
     assert final is not None, read.structured_content
     assert final["content"] in contents and final["size"] == len(final["content"])
-    assert len(echoed) == 16 and all(r["content"] in contents and r["size"] == len(r["content"]) for r in echoed)
+    assert len(echoed) == 16 and all(
+        r["content"] in contents and r["size"] == len(r["content"]) for r in echoed
+    )
     assert [r["path"] for r in listed.structured_content["rows"]] == ["same.txt"]
