@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from kopa_gen.edge.links import Link, kind_table, links
 from kopa_gen.edge.posterior import Posterior, PosteriorConfig
 from kopa_gen.edge.probe import ProbeConfig, ProbeResult, edge_id, has_data, root_args, rows_of, run_probe
@@ -234,6 +236,28 @@ async def build_skeleton(
     return sorted(proposals, key=edge_id), rejected
 
 
+class Thompson:
+    """One iteration's live edges as arrays, for Thompson sampling: θ for every live edge in one vectorised draw
+    from its Beta posterior (numpy's seeded generator), the indices of the edges that leave a root, and each tool's
+    outgoing edges. Drawing edge by edge with `random.betavariate` took a third of Phase A at 4,000 edges."""
+
+    def __init__(self, alive: Sequence[Edge], roots: set[str], seed: int) -> None:
+        self.alive = list(alive)
+        self.consumer = [e.proposal.consumer for e in self.alive]
+        self.alpha = np.array([e.posterior.alpha for e in self.alive], dtype=float)
+        self.beta = np.array([e.posterior.beta for e in self.alive], dtype=float)
+        self.starts = np.array(
+            [i for i, e in enumerate(self.alive) if e.proposal.producer in roots], dtype=int
+        )
+        self.out: dict[str, list[int]] = {}
+        for i, e in enumerate(self.alive):
+            self.out.setdefault(e.proposal.producer, []).append(i)
+        self.rng = np.random.default_rng(seed)
+
+    def draw(self) -> np.ndarray[Any, np.dtype[np.float64]]:
+        return self.rng.beta(self.alpha, self.beta)
+
+
 class Explorer:
     """Thompson sampling over the live edges, executed probes, posterior updates and pruning."""
 
@@ -244,10 +268,6 @@ class Explorer:
         self.sigs = {s.name: s for s in phase.tools}
         self.examples = examples_of(project, phase.tools)
         self.roots = set(phase.starts)
-
-    @staticmethod
-    def _out(alive: Sequence[Edge], tool: str, visited: set[str]) -> list[Edge]:
-        return [e for e in alive if e.proposal.producer == tool and e.proposal.consumer not in visited]
 
     def routes(self) -> dict[str, Edge]:
         """Breadth-first tree of live edges from the roots, at most max_len - 1 deep, preferring the edge with the
@@ -303,29 +323,27 @@ class Explorer:
         return [r for e, r in routes if e.attempts == fewest]
 
     def sample_path(
-        self, rng: random.Random, alive: Sequence[Edge], targets: Sequence[list[Edge]]
+        self, rng: random.Random, draws: Thompson, targets: Sequence[list[Edge]]
     ) -> tuple[list[Edge], bool]:
         """With probability ε, one of the `targets` routes, so every edge gets the trials the pruning rule needs;
         otherwise a Thompson-sampled path: draw θ from every live edge's posterior, start at the best root edge,
         follow the best outgoing edge. The flag says which."""
         if rng.random() < self.config.epsilon and targets:
             return list(rng.choice(targets)), True
-        theta = {e.id: rng.betavariate(e.posterior.alpha, e.posterior.beta) for e in alive}
-
-        def best(options: Sequence[Edge]) -> Edge:
-            return max(options, key=lambda e: (theta[e.id], e.id))
-
-        starts = [e for e in alive if e.proposal.producer in self.roots]
-        if not starts:
+        if not len(draws.starts):
             return [], False
-        path = [best(starts)]
+        theta = draws.draw()
+        first = int(draws.starts[int(np.argmax(theta[draws.starts]))])
+        path = [draws.alive[first]]
         visited = {path[0].proposal.producer, path[0].proposal.consumer}
         length = rng.randint(1, self.config.max_len)
         while len(path) < length:
-            options = self._out(alive, path[-1].proposal.consumer, visited)
+            options = [
+                i for i in draws.out.get(path[-1].proposal.consumer, ()) if draws.consumer[i] not in visited
+            ]
             if not options:
                 break
-            path.append(best(options))
+            path.append(draws.alive[max(options, key=lambda i: theta[i])])
             visited.add(path[-1].proposal.consumer)
         return path, False
 
@@ -348,7 +366,8 @@ class Explorer:
         rng = random.Random(f"{self.config.seed}:iteration:{iteration}")
         alive = self.phase.alive()
         targets = self.targets(alive)
-        sampled = [self.sample_path(rng, alive, targets) for _ in range(self.phase.paths_per_iteration)]
+        draws = Thompson(alive, self.roots, rng.randrange(2**63))
+        sampled = [self.sample_path(rng, draws, targets) for _ in range(self.phase.paths_per_iteration)]
         paths = [p for p, _ in sampled if p]
         explored = [x for p, x in sampled if p]
         seeds = [rng.randrange(2**31) for _ in paths]
