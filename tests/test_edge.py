@@ -342,3 +342,63 @@ def test_graph_svg_labels_fit_and_do_not_overlap(project: Project) -> None:
         assert 0 <= end_x <= width and 0 <= end_y <= width <= height, name
     gaps = [math.dist(a, b) for a, b in zip(circles, circles[1:] + circles[:1], strict=True)]
     assert min(gaps) >= FONT_PX
+
+
+def test_a_move_taken_back_leaves_the_chain_as_it_was(project: Project, gstar: GraphDoc) -> None:
+    """A pattern tries a hop, finds it leads nowhere and takes it back (Chain.mark / rollback): the chain's steps,
+    results, junctions, words and features are what they were, after hops that worked and hops that failed alike
+    (a failed hop had left the words of its literal arguments behind before there was a rollback)."""
+    import contextlib
+    import random
+
+    from kopa_gen.edge.builder import Chain, NotInstantiable
+    from kopa_gen.edge.dataset import gedges
+    from kopa_gen.edge.starts import by_domain, start_specs
+    from kopa_gen.edge.walks import out_edges
+    from kopa_gen.runtime.session import Session
+    from kopa_gen.sandbox.emulator import SandboxConfig
+
+    sigs = {s.name: s for s in load_signatures(project, list(PLATFORMS))}
+    out: dict[str, list[Any]] = {}
+    for e in gedges(gstar, (), sigs):
+        out.setdefault(e.producer, []).append(e)
+    specs = [s for ss in by_domain(start_specs(project, sigs.values(), out, 0), sigs).values() for s in ss]
+    examples = {p: project.platform(p).kopa.examples for p in PLATFORMS}
+
+    async def check() -> int:
+        tried = 0
+        async with Session.open(project, list(PLATFORMS), sandbox=SandboxConfig(limits=False)) as session:
+            for spec in specs:
+                for values in spec.values[:3]:
+                    chain = Chain(project, session, sigs, out, examples, random.Random(0))
+                    try:
+                        focus = await chain.start(spec, values)
+                    except NotInstantiable:
+                        continue
+                    edges = out_edges(chain, focus)
+                    if len(edges) < 2:
+                        continue
+                    before = chain.mark()
+                    snapshot = (
+                        list(chain.steps),
+                        dict(chain.walk.results),
+                        list(chain.keep),
+                        set(chain.features),
+                        list(chain.junctions),
+                    )
+                    for edge in edges:
+                        with contextlib.suppress(NotInstantiable):
+                            await chain.hop(focus, edge)
+                        chain.rollback(before)
+                        assert (
+                            list(chain.steps),
+                            dict(chain.walk.results),
+                            list(chain.keep),
+                            set(chain.features),
+                            list(chain.junctions),
+                        ) == snapshot
+                        assert chain.mark() == before
+                        tried += 1
+        return tried
+
+    assert asyncio.run(check()) >= 2

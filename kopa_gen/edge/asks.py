@@ -174,6 +174,9 @@ def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str]) -> 
     names = [o for o in asked_fields(sig, ("name",)) if len({str(r.get(o.name)) for r in rows}) == len(rows)]
     kinds = [(k, o) for k, o in kinds if k not in ("argmax", "argmin") or names]
     rng.shuffle(kinds)
+    # a count's answer pool is the count and the rows' total (pool-guess passes half the time): a question over
+    # a measure goes first, a count only where no measure can be asked
+    kinds.sort(key=lambda k: k[0] == "count")
     for kind, o in kinds:
         m = o.meaning
         assert m is not None and m.ask is not None

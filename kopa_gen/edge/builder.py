@@ -116,6 +116,27 @@ class StartSpec:
     # holds), in a seeded order
 
 
+@dataclass(frozen=True)
+class Mark:
+    """What a chain held at one point (`Chain.mark`), so that a move leading nowhere is taken back
+    (`Chain.rollback`) and another tried from the same place."""
+
+    steps: int
+    turns: int
+    handoffs: int
+    problems: int
+    results: frozenset[str]
+    junctions: int
+    edges: int
+    keep: int
+    features: frozenset[Feature]
+    starts: int
+    start_values: frozenset[str]
+    attribute_hops: int
+    handed: tuple[dict[str, Any], ...]
+    count: int
+
+
 def quote(value: Any) -> str:
     """A literal inside a path selector."""
     text = str(value)
@@ -164,6 +185,39 @@ class Chain:
         self.kinds = kind_table(project)
 
     # ------------------------------------------------------------------------------------------ execution
+
+    def mark(self) -> Mark:
+        w = self.walk
+        return Mark(
+            len(self.steps),
+            len(w.turns),
+            len(w.handoffs),
+            len(w.problems),
+            frozenset(w.results),
+            len(self.junctions),
+            len(self.edges),
+            len(self.keep),
+            frozenset(self.features),
+            len(self.starts),
+            frozenset(self.start_values),
+            self.attribute_hops,
+            tuple(self.handed),
+            self.count,
+        )
+
+    def rollback(self, m: Mark) -> None:
+        """Back to `m`: the steps, results, junctions, edges, words and features added since are dropped (the
+        calls stay in the session's own log, which no task reads)."""
+        w = self.walk
+        del self.steps[m.steps :], w.turns[m.turns :], w.handoffs[m.handoffs :], w.problems[m.problems :]
+        for key in set(w.results) - m.results:
+            del w.results[key]
+        del self.junctions[m.junctions :], self.edges[m.edges :], self.keep[m.keep :], self.starts[m.starts :]
+        self.features = set(m.features)
+        self.start_values = set(m.start_values)
+        self.attribute_hops = m.attribute_hops
+        self.handed = list(m.handed)
+        self.count = m.count
 
     def new_id(self) -> str:
         self.count += 1

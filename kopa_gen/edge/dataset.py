@@ -8,6 +8,7 @@ stage; nothing is dropped without a counted reason.
 from __future__ import annotations
 
 import json
+import math
 import random
 import statistics
 import time
@@ -346,7 +347,8 @@ async def run_filters(
         if verdict is not None:
             counts.drop("judges", verdict)
             return False
-    solved_by = await shortcut(project, task, fixture, config.policies, config.max_guess)
+    upstream = math.prod(j.cardinality for j in cand.provenance.junctions if j.kind == "drv")
+    solved_by = await shortcut(project, task, fixture, config.policies, config.max_guess, upstream)
     if solved_by is not None:
         counts.drop("shortcuts", f"solved by {solved_by.split(' (')[0]}")
         return False

@@ -9,7 +9,9 @@
    the answer or breaks the chain (decorative-chain perturbation); the LLM static filter when two judges are
    configured (both must agree that the query is natural, unambiguous and answerable);
 3. shortcuts — the task is dropped when `no-lookup`, `first-page`, `list-all` or `dump` passes it, or when
-   guessing from the answer pool is expected to pass it more than `max_guess` of the time;
+   guessing is expected to pass it more than `max_guess` of the time: one value of the answer pool drawn at
+   random, after one of the distinct values at each Drv junction drawn at random (the reduction guessed, not
+   made);
 4. re-solve (with a model endpoint) — an independent model solves the task in a fresh session through the
    normal evaluator (text mode). A task it solves is kept. Where it fails but its answer is verified correct and
    differs, that answer replaces the stored one: the re-solver made the gold calls (ACTION Corr 1), its reply
@@ -241,12 +243,21 @@ async def oracle_fails(project: Project, task: Task, fixture: dict[str, Any]) ->
 
 
 async def shortcut(
-    project: Project, task: Task, fixture: dict[str, Any], policies: Sequence[str], max_guess: float
+    project: Project,
+    task: Task,
+    fixture: dict[str, Any],
+    policies: Sequence[str],
+    max_guess: float,
+    upstream: int = 1,
 ) -> str | None:
-    """The first shortcut that solves the task, or None."""
+    """The first shortcut that solves the task, or None. Guessing is the pool-guess policy's exact expectation,
+    extended to every choice of the chain: `upstream` is the number of distinct values a guesser must choose
+    among before the last step (the product over the chain's Drv junctions), for the benchmark's pool-guess makes
+    the gold calls, reductions included, and so guesses only at the last step."""
     guess = guess_task(task, fixture, "submit")
-    if guess.scored and float(guess.p) > max_guess:
-        return f"pool-guess (p = {float(guess.p):.2f}, pool {guess.pool})"
+    p = float(guess.p) / max(1, upstream)
+    if guess.scored and p > max_guess:
+        return f"pool-guess (p = {p:.2f}: pool {guess.pool}, {upstream} upstream)"
     for name in policies:
         config = EvalConfig(policy=name, out=Path("."))
         record = await run_episode(project, config, task, fixture, 0, 0)

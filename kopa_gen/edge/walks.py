@@ -1,14 +1,22 @@
 """Shared moves of EDGE's patterns (kopa_gen/edge/patterns/): hop along kept edges until the focus is what a
-pattern needs, and choose edges and literal values the chain has not used yet."""
+pattern needs, and choose edges and literal values the chain has not used yet. A move that leads nowhere is taken
+back (`Chain.mark` / `Chain.rollback`) and the next one tried from the same place, so one dead edge does not
+spend a whole start."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
 
+from kopa_gen.edge.asks import Ask, ask_one, ask_set
 from kopa_gen.edge.builder import PHI, Chain, Focus, GEdge, NotInstantiable
 
 Want = Callable[[Focus], bool]
+T = TypeVar("T")
+
+TRIES = 3
+"""Edges tried at each hop before a walk gives up there."""
 
 
 def one_row(focus: Focus) -> bool:
@@ -34,37 +42,84 @@ def out_edges(chain: Chain, focus: Focus) -> list[GEdge]:
     return chain.edges_from(focus.tool, focus.rows, chain.tools())
 
 
-async def walk_to(chain: Chain, focus: Focus, want: Want, rng: random.Random, hops: int) -> Focus:
-    """Up to `hops` Seq hops from a one-row focus until `want` holds (zero hops when it holds already). Each hop
-    tries up to three edges; a focus that is a set cannot hop on."""
-    for _ in range(hops + 1):
-        if want(focus):
-            return focus
-        if not focus.single:
-            break
-        edges = out_edges(chain, focus)
-        rng.shuffle(edges)
-        for edge in edges[:3]:
-            try:
-                focus = await chain.hop(focus, edge)
-                break
-            except NotInstantiable:
-                continue
-        else:
-            break
+async def first_working(chain: Chain, moves: Sequence[Callable[[], Awaitable[T]]], none: str) -> T:
+    """The first move that works, each tried from the same place: the chain is rolled back after a move that
+    raised NotInstantiable. `none` is said when there is no move; otherwise the last move's reason."""
+    last = NotInstantiable(none)
+    for move in moves:
+        mark = chain.mark()
+        try:
+            return await move()
+        except NotInstantiable as exc:
+            chain.rollback(mark)
+            last = exc
+    raise last
+
+
+async def walk_to(
+    chain: Chain, focus: Focus, want: Want, rng: random.Random, hops: int, tries: int = TRIES
+) -> Focus:
+    """Up to `hops` Seq hops from a one-row focus until `want` holds (zero hops when it holds already): a search
+    depth first over up to `tries` shuffled edges at each hop, every dead end taken back. A set cannot hop on."""
+    failed = f"no walk of at most {hops} hops reaches the focus this pattern needs"
     if want(focus):
         return focus
-    raise NotInstantiable(f"no walk of at most {hops} hops reaches the focus this pattern needs")
+    if hops == 0 or not focus.single:
+        raise NotInstantiable(failed)
+    edges = out_edges(chain, focus)
+    rng.shuffle(edges)
+
+    def via(edge: GEdge) -> Callable[[], Awaitable[Focus]]:
+        async def move() -> Focus:
+            return await walk_to(chain, await chain.hop(focus, edge), want, rng, hops - 1, tries)
+
+        return move
+
+    try:
+        return await first_working(chain, [via(e) for e in edges[:tries]], failed)
+    except NotInstantiable:
+        raise NotInstantiable(failed) from None
 
 
-async def hop_any(chain: Chain, focus: Focus, rng: random.Random, tries: int = 3) -> Focus:
+async def hop_any(chain: Chain, focus: Focus, rng: random.Random, tries: int = TRIES) -> Focus:
     """One Seq hop along some edge (the first of `tries` shuffled edges that executes)."""
     edges = out_edges(chain, focus)
     rng.shuffle(edges)
-    last = "no kept edge out of " + focus.tool
-    for edge in edges[:tries]:
-        try:
+
+    def via(edge: GEdge) -> Callable[[], Awaitable[Focus]]:
+        async def move() -> Focus:
             return await chain.hop(focus, edge)
-        except NotInstantiable as exc:
-            last = str(exc)
-    raise NotInstantiable(last)
+
+        return move
+
+    return await first_working(chain, [via(e) for e in edges[:tries]], "no kept edge out of " + focus.tool)
+
+
+def ask_last(chain: Chain, focus: Focus, rng: random.Random) -> Ask:
+    """The question of a finished chain: over the rows of a set, or a value of its one row when that row was
+    chosen among several, here or at a Drv junction upstream. A row that is the call's whole result, on a chain
+    that chose nothing, offers its value as the only candidate: whoever makes the calls and guesses solves it
+    (the shortcut filter's pool-guess), so it is refused here rather than after the filters' gold run."""
+    avoid = set(chain.starts)
+    if not focus.single:
+        return ask_set(chain, focus, rng, avoid)
+    chose = focus.pool is not None or any(j.kind == "drv" for j in chain.junctions)
+    if focus.total <= 1 and not chose:
+        raise NotInstantiable(f"{focus.tool}: one row, so its value is the only candidate an answer has")
+    return ask_one(chain, focus, rng, avoid)
+
+
+async def hop_and_ask(
+    chain: Chain, focus: Focus, rng: random.Random, edges: Sequence[GEdge] | None = None, tries: int = TRIES
+) -> Ask:
+    """A last hop and its question, along the first of `tries` edges (shuffled) for which both work."""
+    options = list(out_edges(chain, focus) if edges is None else edges)
+    rng.shuffle(options)
+
+    def via(edge: GEdge) -> Callable[[], Awaitable[Ask]]:
+        async def move() -> Ask:
+            return ask_last(chain, await chain.hop(focus, edge), rng)
+
+        return move
+
+    return await first_working(chain, [via(e) for e in options[:tries]], "no kept edge out of " + focus.tool)

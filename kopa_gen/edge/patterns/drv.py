@@ -4,19 +4,42 @@ a threshold, a category) keeps one, which is handed on."""
 from __future__ import annotations
 
 import random
+from collections.abc import Awaitable, Callable
 
-from kopa_gen.edge.asks import Ask, ask_one, ask_set
-from kopa_gen.edge.builder import Chain, Focus
+from kopa_gen.edge.asks import Ask
+from kopa_gen.edge.builder import PHI, Chain, Focus, GEdge
 from kopa_gen.edge.patterns import pattern
-from kopa_gen.edge.walks import big_set, hop_any, walk_to
+from kopa_gen.edge.walks import TRIES, ask_last, big_set, first_working, out_edges, walk_to
 
 
 @pattern(
     "drv", "Drv: a set of more than φ rows reduced to one row by a measure, date or category, then handed on"
 )
 async def build(chain: Chain, focus: Focus, rng: random.Random) -> Ask:
-    focus = await walk_to(chain, focus, big_set, rng, hops=2)
-    focus = chain.narrow(focus, "one")
-    focus = await hop_any(chain, focus, rng)
-    avoid = set(chain.starts)
-    return ask_one(chain, focus, rng, avoid) if focus.single else ask_set(chain, focus, rng, avoid)
+    rows = await walk_to(chain, focus, big_set, rng, hops=2)
+    # a reduction decides something only where the handed field differs from row to row
+    edges = [
+        e
+        for e in out_edges(chain, rows)
+        if len(
+            {
+                str(r.get(e.bindings[0].field))
+                for r in rows.rows
+                if r.get(e.bindings[0].field) not in (None, "")
+            }
+        )
+        > PHI
+    ]
+    rng.shuffle(edges)
+
+    def via(edge: GEdge) -> Callable[[], Awaitable[Ask]]:
+        async def move() -> Ask:
+            return ask_last(chain, await chain.hop(chain.narrow(rows, "one"), edge), rng)
+
+        return move
+
+    return await first_working(
+        chain,
+        [via(e) for e in edges[:TRIES]],
+        f"no field of {rows.tool} that differs row to row feeds a kept edge",
+    )
