@@ -152,8 +152,10 @@ def ask_one(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str]) -> 
     return Ask("value", answer_from, typed(value, m), value, question, m.ask)
 
 
-def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str]) -> Ask:
-    """A question over every row of the focus set (which the agent must read to the end)."""
+def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str], counts: bool = True) -> Ask:
+    """A question over every row of the focus set (which the agent must read to the end). `counts=False` leaves
+    out 'how many rows have category X': a count's answer pool is the count and the rows' total, so pool-guess
+    passes it half the time and the shortcut filter (max_guess 0.2) drops every one."""
     avoid = avoid | chain.known()
     sig = chain.sigs[focus.tool]
     noun = sig.about.noun if sig.about is not None else "항목"
@@ -169,7 +171,7 @@ def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str]) -> 
             kinds += [("sum", o), ("avg", o), ("max", o), ("min", o), ("argmax", o), ("argmin", o)]
     for o in asked_fields(sig, ("enum",)):
         values = {str(r.get(o.name)) for r in rows if r.get(o.name) not in (None, "")}
-        if 2 <= len(values) <= 12:
+        if counts and 2 <= len(values) <= 12:
             kinds.append(("count", o))
     names = [o for o in asked_fields(sig, ("name",)) if len({str(r.get(o.name)) for r in rows}) == len(rows)]
     kinds = [(k, o) for k, o in kinds if k not in ("argmax", "argmin") or names]

@@ -102,7 +102,7 @@ def ask_last(chain: Chain, focus: Focus, rng: random.Random) -> Ask:
     (the shortcut filter's pool-guess), so it is refused here rather than after the filters' gold run."""
     avoid = set(chain.starts)
     if not focus.single:
-        return ask_set(chain, focus, rng, avoid)
+        return ask_set(chain, focus, rng, avoid, counts=False)
     chose = focus.pool is not None or any(j.kind == "drv" for j in chain.junctions)
     if focus.total <= 1 and not chose:
         raise NotInstantiable(f"{focus.tool}: one row, so its value is the only candidate an answer has")
