@@ -18,18 +18,7 @@ from kopa_gen.edge.walks import TRIES, ask_last, big_set, first_working, out_edg
 async def build(chain: Chain, focus: Focus, rng: random.Random) -> Ask:
     rows = await walk_to(chain, focus, big_set, rng, hops=2)
     # a reduction decides something only where the handed field differs from row to row
-    edges = [
-        e
-        for e in out_edges(chain, rows)
-        if len(
-            {
-                str(r.get(e.bindings[0].field))
-                for r in rows.rows
-                if r.get(e.bindings[0].field) not in (None, "")
-            }
-        )
-        > PHI
-    ]
+    edges = [e for e in out_edges(chain, rows) if distinct(rows, e.bindings[0].field) > PHI]
     rng.shuffle(edges)
 
     def via(edge: GEdge) -> Callable[[], Awaitable[Ask]]:
@@ -43,3 +32,8 @@ async def build(chain: Chain, focus: Focus, rng: random.Random) -> Ask:
         [via(e) for e in edges[:TRIES]],
         f"no field of {rows.tool} that differs row to row feeds a kept edge",
     )
+
+
+def distinct(focus: Focus, field: str) -> int:
+    """How many different values of `field` the focus rows hold (blanks left out)."""
+    return len({str(r[field]) for r in focus.rows if r.get(field) not in (None, "")})
