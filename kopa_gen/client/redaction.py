@@ -87,11 +87,16 @@ def redact_bytes(body: bytes, secrets: Iterable[str] = ()) -> bytes:
     return body
 
 
-def _all_forms(secrets: Iterable[str]) -> list[str]:
+def _all_forms(secrets: Iterable[str]) -> tuple[str, ...]:
     """Every spelling of every key to redact, longest first across keys: where one key holds another (a key and
     a longer one that begins with it), masking the shorter first would leave the longer one's tail showing."""
-    keys = _KEYS.union(s for s in secrets if s and len(s) >= MIN_LENGTH)
-    return sorted({form for secret in keys for form in forms(secret)}, key=lambda f: (-len(f), f))
+    return _ordered(frozenset(_KEYS.union(s for s in secrets if s and len(s) >= MIN_LENGTH)))
+
+
+@functools.cache
+def _ordered(keys: frozenset[str]) -> tuple[str, ...]:
+    """Sorted once per set of keys: redaction runs on every tool result."""
+    return tuple(sorted({form for secret in keys for form in forms(secret)}, key=lambda f: (-len(f), f)))
 
 
 def _install_log_redaction() -> None:

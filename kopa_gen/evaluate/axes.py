@@ -113,11 +113,4 @@ class Action:
     def score(self, ev: Evidence) -> ActionParts:
         calls = [c for c in ev.calls if c.tool != SUBMIT_TOOL or c.is_error]
         parts = score_action(ev.fixture["steps"], calls, ev.turns, ev.fixture.get("calls"))
-        return ActionParts(
-            corr=parts.corr,
-            cr=parts.cr,
-            mpc=parts.mpc,
-            eff=parts.eff,
-            action=parts.action,
-            action_gated=parts.action_gated,
-        )
+        return ActionParts.model_validate(parts, from_attributes=True)  # its fields, less the matched pairs

@@ -72,8 +72,6 @@ def score_episode(
             if mode == "submit"
             else "no final message: the episode did not finish"
         )
-    elif failed == "RESPONSE" and response is not None:
-        reason = f"RESPONSE: {response.reason}"
     elif failed == "ENVIRONMENT":
         reason = "ENVIRONMENT: the state the task checks differs from the gold state"
     elif failed is not None:

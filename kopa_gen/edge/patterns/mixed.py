@@ -22,12 +22,8 @@ WEIGHTS = {"fan": 4, "sem": 3, "cmp": 2, "cond": 1}
 @pattern("mixed", "Mixed: a reduction composed with a fan-out, a Sem pair, a Cmp pair or a branch")
 async def build(chain: Chain, focus: Focus, rng: random.Random) -> Ask:
     rows = await walk_to(chain, focus, big_set, rng, hops=2)
-    order: list[str] = []
-    left = dict(WEIGHTS)
-    while left:  # a weighted order without replacement: the drawn feature first, as often as its weight says
-        pick = rng.choices(sorted(left), weights=[left[k] for k in sorted(left)])[0]
-        order.append(pick)
-        del left[pick]
+    # a weighted order without replacement (Efraimidis-Spirakis keys): each feature first as often as its weight says
+    order = sorted(WEIGHTS, key=lambda k: rng.random() ** (1 / WEIGHTS[k]), reverse=True)
 
     def then(second: str) -> Callable[[], Awaitable[Ask]]:
         async def move() -> Ask:
