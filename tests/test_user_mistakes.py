@@ -29,6 +29,25 @@ def test_a_fault_rate_that_is_no_share(rate: str, capsys: pytest.CaptureFixture[
     assert "argument --faults:" in err and ("from 0 to 1" in err or "not a number" in err), err
 
 
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["edge", "synth", "--max-guess", "2"], "--max-guess"),
+        (["edge", "graph", "--epsilon", "nan"], "--epsilon"),
+        (["edge", "graph", "--fault-rate", "-0.1"], "--fault-rate"),
+    ],
+)
+def test_an_edge_probability_that_is_no_share(
+    argv: list[str], flag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """EDGE's guess bound, exploration floor and fault rate are shares: 2 would switch the guess filter off."""
+    with pytest.raises(SystemExit) as stopped:
+        main(["--root", str(ROOT), *argv])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and err.count("\n") == 1, err
+    assert f"argument {flag}:" in err and "from 0 to 1" in err, err
+
+
 def test_a_line_break_in_a_wrong_argument_stays_on_the_line(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stopped:
         main(["--root", str(ROOT), "build", "--no-such-option", "12345678\n", "x\r\ny"])

@@ -15,6 +15,7 @@ from kopa_gen.cli.options import (
     Subparsers,
     UsageError,
     default_of,
+    fraction,
     load,
     parse,
     positive_int,
@@ -174,11 +175,11 @@ def add_commands(sub: Subparsers) -> None:
         help="trials an edge gets before Phase A stops trying it (fewer when it keeps working)",
     )
     eg.add_argument(
-        "--epsilon", type=float, default=ConfigDefault(f"{_GRAPH}.epsilon"), help="exploration floor"
+        "--epsilon", type=fraction, default=ConfigDefault(f"{_GRAPH}.epsilon"), help="exploration floor"
     )
     eg.add_argument(
         "--fault-rate",
-        type=float,
+        type=fraction,
         default=ConfigDefault("kopa_gen.edge.probe:ProbeConfig.fault_rate"),
         help="sandbox fault injection during probes",
     )
@@ -248,7 +249,7 @@ def add_commands(sub: Subparsers) -> None:
     )
     es.add_argument(
         "--max-guess",
-        type=float,
+        type=fraction,
         default=ConfigDefault(f"{_SYNTH}.max_guess"),
         help="drop a task that guessing from its answer pool passes more often than this",
     )

@@ -138,7 +138,7 @@ def fraction(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not 0.0 <= value <= 1.0:  # also false for NaN
-        raise argparse.ArgumentTypeError(f"a share is from 0 to 1 (0.1 = one request in ten), got {text}")
+        raise argparse.ArgumentTypeError(f"a share is from 0 to 1 (0.1 = one in ten), got {text}")
     return value
 
 
