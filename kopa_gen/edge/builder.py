@@ -382,6 +382,13 @@ class Chain:
             or (kind is not None and bool(noun) and noun in kind.noun)  # 표준학교코드 on a 학교 row
         ):
             return focus.phrase
+        if m.role in (
+            "code",
+            "id",
+        ):  # 'X의 법인등록번호에 해당하는 …' names a code: a citizen never says that
+            raise NotInstantiable(
+                f"{focus.tool}.{out.name if out else ''}: a hand-off through another row's code"
+            )
         label = m.ask or (kind.noun if kind is not None else None)
         if not label:
             raise NotInstantiable(f"{focus.tool}.{out.name if out else ''}: the hand-off has no words")
