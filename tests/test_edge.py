@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ from kopa_gen.evaluate.runner import EvalConfig, run_eval
 from kopa_gen.language.answers import NumberAnswer
 from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.synthesis import GraphDoc
-from kopa_gen.language.task import From, GoldStep
+from kopa_gen.language.task import From, GoldStep, Task
 from kopa_gen.policies.double import ChatDouble, Reply, ToolCall
 from kopa_gen.project import Project, load_project
 from kopa_gen.runtime.answer import derive_answer
@@ -175,6 +176,23 @@ def test_leak_filter_catches_an_answer_in_the_query(synthesized: tuple[list[Cand
     value = cand.ask.value[0] if isinstance(cand.ask.value, list) else cand.ask.value
     bad = cand.task.model_copy(update={"query": f"{cand.task.query} (참고: {value})"})
     assert leaked(bad)
+
+
+def test_leak_filter_reads_numbers_as_written(synthesized: tuple[list[Candidate], Report]) -> None:
+    """A number is in the query when the query writes it, even inside a word ('제22대' writes 22, '2025년에' 2025,
+    '1,234원' 1234), and not when its digits are part of another number: the answer 2 is not leaked by
+    '제22대'."""
+    task = synthesized[0][0].task.model_copy(
+        update={"query": "제22대 국회에서 2025년에 접수된 청원은 몇 건인가요?"}
+    )
+
+    def with_answer(v: float) -> Task:
+        return task.model_copy(update={"answer": NumberAnswer(value=v, unit="건")})
+
+    assert not leaked(with_answer(2)) and not leaked(with_answer(202)) and not leaked(with_answer(22.5))
+    assert leaked(with_answer(22)) and leaked(with_answer(2025))
+    money = task.model_copy(update={"query": "잔액 1,234원에서 얼마를 더하면 되나요?"})
+    assert leaked(money.model_copy(update={"answer": NumberAnswer(value=1234, unit="원")}))
 
 
 def test_decorative_filter_catches_an_answer_that_ignores_the_chain(
@@ -356,7 +374,7 @@ def test_a_move_taken_back_leaves_the_chain_as_it_was(project: Project, gstar: G
     from kopa_gen.edge.starts import by_domain, start_specs
     from kopa_gen.edge.walks import out_edges
     from kopa_gen.runtime.session import Session
-    from kopa_gen.sandbox.emulator import SandboxConfig
+    from kopa_gen.sandbox.config import SandboxConfig
 
     sigs = {s.name: s for s in load_signatures(project, list(PLATFORMS))}
     out: dict[str, list[Any]] = {}
@@ -402,3 +420,124 @@ def test_a_move_taken_back_leaves_the_chain_as_it_was(project: Project, gstar: G
         return tried
 
     assert asyncio.run(check()) >= 2
+
+
+def _chains_setup(
+    project: Project, gstar: GraphDoc
+) -> tuple[dict[str, ToolSig], dict[str, list[Any]], list[Any]]:
+    from kopa_gen.edge.dataset import gedges
+    from kopa_gen.edge.starts import by_domain, start_specs
+
+    sigs = {s.name: s for s in load_signatures(project, list(PLATFORMS))}
+    out: dict[str, list[Any]] = {}
+    for e in gedges(gstar, (), sigs):
+        out.setdefault(e.producer, []).append(e)
+    specs = [s for ss in by_domain(start_specs(project, sigs.values(), out, 0), sigs).values() for s in ss]
+    return sigs, out, specs
+
+
+def test_the_world_index_says_what_the_sandbox_answers(project: Project, gstar: GraphDoc) -> None:
+    """Phase B asks the world database whether an edge's consumer holds the value it would be handed
+    (kopa_gen/edge/found.py) before spending a call on it. Checked against the sandbox itself: for every edge out
+    of the first looked-up entities, the consumer called over the platform client with the handed value alone
+    (and with that value changed in its last character) comes back empty exactly when the index said the world
+    holds no such row."""
+    import sqlite3
+
+    from kopa_gen.edge.found import Found
+    from kopa_gen.edge.probe import rows_of
+    from kopa_gen.runtime.session import Session
+    from kopa_gen.sandbox.config import SandboxConfig
+    from kopa_gen.world.build import ensure_world
+
+    sigs, out, specs = _chains_setup(project, gstar)
+    found = Found(project, sqlite3.connect(ensure_world(project.world).path))
+
+    async def check() -> tuple[int, int]:
+        said: Counter[bool] = Counter()
+        async with Session.open(project, list(PLATFORMS), sandbox=SandboxConfig(limits=False)) as session:
+            for spec in specs:
+                for values in spec.values[:4]:
+                    looked = await session.call(spec.tool, {**sigs[spec.tool].start, **values})
+                    rows = [
+                        r
+                        for r in rows_of(looked.structured or {})
+                        if str(r.get(spec.field)) == values[spec.param]
+                    ]
+                    if len(rows) != 1:
+                        continue
+                    for edge in out.get(spec.tool, []):
+                        consumer = sigs[edge.consumer]
+                        if len(edge.bindings) != 1 or edge.bindings[0].pipe or edge.defaults:
+                            continue
+                        if any(p.required and p.name != edge.bindings[0].param for p in consumer.bindable):
+                            continue
+                        b = edge.bindings[0]
+                        real = str(rows[0].get(b.field, "")).strip()
+                        for value in (real, real[:-1] + chr(ord(real[-1]) ^ 1)) if real else ():
+                            # the row's own value, and one that differs in its last character
+                            held = found.has(edge.consumer, b.param, value)
+                            if held is None:
+                                break
+                            got = await session.call(edge.consumer, {**consumer.start, b.param: value})
+                            answered = not got.is_error and bool(rows_of(got.structured or {}))
+                            assert answered == held, (edge.consumer, b.param, value, got.text[:200])
+                            said[held] += 1
+        return said[True], said[False]
+
+    yes, no = asyncio.run(check())
+    assert yes >= 3 and no >= 1, (yes, no)  # both answers were put to the test
+
+
+def test_hand_offs_no_question_can_say_are_never_tried(project: Project, gstar: GraphDoc) -> None:
+    """An edge that hands on another row's code ('X의 법인등록번호에 해당하는 …') is refused by its meaning alone,
+    before anything is executed: no walk is offered it. A chain says at most one hand-off through an attribute,
+    so once it has used one only its own hand-offs (the row's id or name) are offered."""
+    import random
+
+    from kopa_gen.edge.builder import Chain, NotInstantiable
+    from kopa_gen.edge.walks import out_edges
+    from kopa_gen.runtime.session import Session
+    from kopa_gen.sandbox.config import SandboxConfig
+
+    sigs, out, specs = _chains_setup(project, gstar)
+    examples = {p: project.platform(p).kopa.examples for p in PLATFORMS}
+
+    async def check() -> Counter[str]:
+        seen: Counter[str] = Counter()
+        async with Session.open(project, list(PLATFORMS), sandbox=SandboxConfig(limits=False)) as session:
+            for spec in specs:
+                for values in spec.values[:3]:
+                    chain = Chain(project, session, sigs, out, examples, random.Random(0))
+                    try:
+                        focus = await chain.start(spec, values)
+                    except NotInstantiable:
+                        continue
+                    offered = {e.id for e in out_edges(chain, focus)}
+                    for e in out.get(spec.tool, []):
+                        how = chain.tie(e).how
+                        seen[how] += 1
+                        if how == "refused":
+                            assert e.id not in offered, e.id
+                    chain.attribute_hops = 1
+                    assert all(chain.tie(e).how == "own" for e in out_edges(chain, focus))
+        return seen
+
+    seen = asyncio.run(check())
+    assert seen["refused"] and seen["own"], seen
+
+
+def test_a_chain_knows_what_its_question_already_says(project: Project) -> None:
+    """What the filters later test on the finished query (a handed value or an answer already in it) is asked of
+    the chain's words while a move can still be taken back: text inside them, a number as one they write."""
+    import random
+
+    from kopa_gen.edge.builder import Chain
+
+    chain = Chain(project, None, {}, {}, {}, random.Random(0))  # type: ignore[arg-type]
+    chain.keep += ["(주)금미개발", "2025년 사업보고서", "12 분기"]
+    assert chain.says("금미개발") and chain.says("사업보고서") and chain.says("12")
+    assert chain.says("(주)금미") and chain.says("2025") and chain.says(2025) and not chain.says("202")
+    assert (
+        not chain.says("금미건설") and not chain.says("2") and not chain.says(None) and not chain.says("주")
+    )

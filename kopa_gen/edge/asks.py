@@ -139,6 +139,7 @@ def ask_one(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str]) -> 
         for o in asked_fields(sig, ("measure", "name", "date", "enum", "code", "text", "time", "year"))
         if row.get(o.name) not in (None, "")
         and str(row.get(o.name)).strip() not in avoid
+        and not chain.says(row.get(o.name))
         and (o.meaning is None or o.meaning.role != "text" or len(str(row.get(o.name))) <= 30)
     ]
     if not options:
@@ -211,7 +212,7 @@ def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str], cou
             assert nm is not None and nm.ask is not None
             answer_from = _from(focus.call, f"{focus.sel}[{o.name}=@{which}].{name.name}")
             value = _derive(chain, answer_from)
-            if str(value).strip() in avoid:
+            if str(value).strip() in avoid or chain.says(value):
                 continue
             word = extreme_word(m, which)
             question = f"{focus.phrase} 중 {m.ask}이(가) {word} {noun}의 {nm.ask}은(는) {_wh(nm)}인가요?"

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from kopa_gen.edge.korean import arg_words, of, sentence, value_words
+from kopa_gen.edge.found import Found
+from kopa_gen.edge.korean import arg_words, of, sentence, value_words, written_numbers
 from kopa_gen.edge.links import kind_table, literal_values
 from kopa_gen.edge.probe import rows_of
 from kopa_gen.edge.scorer import Binding, Examples
@@ -77,6 +78,15 @@ class Junction:
     field: str
     reduction: str = ""
     pivot: str = ""
+
+
+@dataclass(frozen=True)
+class Tie:
+    """How a hand-off along an edge is said: the row's own ('own'), through an attribute with these words
+    ('attribute'), or not at all ('refused', with the reason)."""
+
+    how: Literal["own", "attribute", "refused"]
+    words: str = ""
 
 
 @dataclass
@@ -163,6 +173,7 @@ class Chain:
         examples: Mapping[str, Examples],
         rng: random.Random,
         max_rows: int = 300,
+        found: Found | None = None,
     ) -> None:
         self.project = project
         self.session = session
@@ -183,6 +194,8 @@ class Chain:
         self.handed: list[dict[str, Any]] = []  # the rows whose values the last hand-off sent on
         self.count = 0
         self.kinds = kind_table(project)
+        self._ties: dict[str, Tie] = {}
+        self.found = found  # asked before an edge is tried: does the world hold the value it hands on?
 
     # ------------------------------------------------------------------------------------------ execution
 
@@ -326,13 +339,33 @@ class Chain:
         return Focus(call_id, spec.tool, f"rows[{spec.field}={quote(name)}]", mine, phrase, len(rows))
 
     def edges_from(self, tool: str, focus_rows: Sequence[dict[str, Any]], avoid: set[str]) -> list[GEdge]:
-        """Kept edges out of `tool` whose bindings the focus rows fill, to tools not yet in the chain."""
+        """Kept edges out of `tool` whose bindings the focus rows fill, to tools not yet in the chain, that a
+        question can still say (`tie`): refused edges are never executed."""
         return [
             e
             for e in self.out.get(tool, ())
             if e.consumer not in avoid
+            and self.tie(e).how in self._open_ties()
             and all(all(r.get(b.field) not in (None, "") for r in focus_rows) for b in e.bindings)
+            and self._held(e, focus_rows)
         ]
+
+    def _held(self, edge: GEdge, rows: Sequence[dict[str, Any]]) -> bool:
+        """False when the world is known to hold no row for a value the edge would hand on (kopa_gen/edge/found.py);
+        True when it holds them all or cannot say."""
+        if self.found is None:
+            return True
+        for b in edge.bindings:
+            if b.pipe:
+                continue
+            for r in rows:
+                if self.found.has(edge.consumer, b.param, str(r.get(b.field)).strip()) is False:
+                    return False
+        return True
+
+    def _open_ties(self) -> tuple[str, ...]:
+        """The hand-offs a chain can still say: an attribute once, its own id or name always."""
+        return ("own",) if self.attribute_hops >= 1 else ("own", "attribute")
 
     def known(self) -> set[str]:
         """Values the question or the last hand-off already gave: an answer equal to one is an echo, not a
@@ -343,6 +376,19 @@ class Chain:
                 str(v).strip() for v in row.values() if v not in (None, "") and not isinstance(v, list | dict)
             }
         return out
+
+    def says(self, value: Any) -> bool:
+        """Whether the question's words so far already say `value` (the filters' tests, kopa_gen/edge/filters.py
+        `handed_in_query` and `leaked`, asked while a move can still be taken back): text of two or more
+        characters inside them, a number as one they write (kopa_gen/edge/korean.py `written_numbers`)."""
+        text = str(value).strip() if value is not None else ""
+        if len(text) < 2:
+            return False
+        words = " ".join(self.keep)
+        number = maybe_number(text)
+        if number is not None:
+            return _plain(number) in written_numbers(words)
+        return text in words
 
     def tools(self) -> set[str]:
         return {c.tool for s in self.steps for c in s.calls}
@@ -361,41 +407,65 @@ class Chain:
         kind: JunctionKind = "seq" if crossed == 1 else "fan"
         return Junction(kind, crossed, crossed, focus.total, first)
 
-    def _owner(self, focus: Focus, edge: GEdge) -> str:
-        """How the next result is tied to the focus in words: its own ('X의 직원 현황') when the row's one id or
-        one name is handed on, or an id whose kind names the row's noun; through the handed attribute otherwise ('X의 고속도로 노선번호에 해당하는 휴게소
-        대표 음식'), for a route code on a tollgate's row is not the tollgate."""
-        sig = self.sigs[focus.tool]
+    def tie(self, edge: GEdge) -> Tie:
+        """How a hand-off along `edge` is said, read from the producer's meaning alone (so a refused edge is
+        never executed): its own ('X의 직원 현황') when the row's one id or one name is handed on, or an id whose
+        kind names the row's noun; through the handed attribute ('X의 고속도로 노선번호에 해당하는 휴게소 대표
+        음식') when the field has words; a code or an id of another row is refused, for 'X의 법인등록번호에
+        해당하는 …' names a code and a citizen never says that."""
+        known = self._ties.get(edge.id)
+        if known is not None:
+            return known
+        sig = self.sigs[edge.producer]
         out = sig.output(edge.bindings[0].field)
         m = out.meaning if out is not None else None
-        if m is None:
-            raise NotInstantiable(
-                f"{focus.tool}.{edge.bindings[0].field}: no meaning to say the hand-off with"
-            )
-        for b in edge.bindings:
-            if any(str(r.get(b.field, "")).strip() in self.start_values for r in focus.rows):
-                raise NotInstantiable(f"{focus.tool}.{b.field}: hands on a value the question already gives")
-        kind = self.kinds.get(m.kind) if m.kind else None
+        field = f"{edge.producer}.{edge.bindings[0].field}"
+        kind = self.kinds.get(m.kind) if m is not None and m.kind else None
         noun = sig.about.noun if sig.about is not None else ""
-        if m.role in ("id", "name") and (
-            sum(1 for o in sig.outputs if o.meaning is not None and o.meaning.role == m.role) == 1
-            or (kind is not None and bool(noun) and noun in kind.noun)  # 표준학교코드 on a 학교 row
-        ):
-            return focus.phrase
-        if m.role in (
-            "code",
-            "id",
-        ):  # 'X의 법인등록번호에 해당하는 …' names a code: a citizen never says that
-            raise NotInstantiable(
-                f"{focus.tool}.{out.name if out else ''}: a hand-off through another row's code"
+        if m is None:
+            tie = Tie("refused", f"{field}: no meaning to say the hand-off with")
+        elif (
+            (
+                m.role in ("id", "name")
+                and sum(1 for o in sig.outputs if o.meaning is not None and o.meaning.role == m.role) == 1
             )
-        label = m.ask or (kind.noun if kind is not None else None)
-        if not label:
-            raise NotInstantiable(f"{focus.tool}.{out.name if out else ''}: the hand-off has no words")
+            or (m.role in ("id", "name", "code") and kind is not None and bool(noun) and noun in kind.noun)
+        ):  # the row's one id or name, or an identifier whose kind names the row: 표준학교코드 on a 학교 row, 법정동코드 on a 법정동 row
+            tie = Tie("own")
+        elif m.role in ("code", "id"):
+            tie = Tie("refused", f"{field}: a hand-off through another row's code")
+        elif m.ask or (kind is not None and kind.noun):
+            tie = Tie("attribute", m.ask or (kind.noun if kind is not None else ""))
+        else:
+            tie = Tie("refused", f"{field}: the hand-off has no words")
+        self._ties[edge.id] = tie
+        return tie
+
+    def _owner(self, focus: Focus, edge: GEdge) -> str:
+        """The words that tie the next result to the focus (see `tie`); at most one hand-off through an
+        attribute a chain ('the route of the dearest dish on the route of X' reads as no question)."""
+        tie = self.tie(edge)
+        if tie.how == "refused":
+            raise NotInstantiable(tie.words)
+        for b in edge.bindings:
+            if any(
+                str(r.get(b.field, "")).strip() in self.start_values or self.says(r.get(b.field))
+                for r in focus.rows
+            ):
+                raise NotInstantiable(f"{focus.tool}.{b.field}: hands on a value the question already gives")
+            documented = {
+                str(v).strip()
+                for v in self.examples.get(self.sigs[edge.consumer].platform, {}).get(b.param, ())
+            }
+            if any(str(r.get(b.field, "")).strip() in documented for r in focus.rows):
+                # a policy that skips the lookup sends the documented example, and would get the same rows
+                raise NotInstantiable(f"{focus.tool}.{b.field}: hands on {b.param}'s documented example")
+        if tie.how == "own":
+            return focus.phrase
         self.attribute_hops += 1
-        if self.attribute_hops > 1:  # 'the route of the dearest dish on the route of X' reads as no question
+        if self.attribute_hops > 1:
             raise NotInstantiable("a second hand-off through an attribute")
-        return f"{of(focus.phrase, label)}에 해당하는"
+        return f"{of(focus.phrase, tie.words)}에 해당하는"
 
     def _hop_call(
         self, focus: Focus, edge: GEdge, call_id: str, literals: Mapping[str, Any]
@@ -419,13 +489,14 @@ class Chain:
         call_id = self.new_id()
         call, ctx = self._hop_call(focus, edge, call_id, lits)
         junction = self._junction(focus, edge, 1)
+        owner = self._owner(focus, edge)  # before the call: a hand-off no question can say is not executed
         await self.run([call])
         self.edges.append(edge)
         self.junctions.append(junction)
         self.handed = list(focus.rows)
         if focus.narrowed is not None:
             self.features.add("drv")
-        return self._result_focus(call_id, edge.consumer, self._owner(focus, edge), ctx)
+        return self._result_focus(call_id, edge.consumer, owner, ctx)
 
     def _result_focus(self, call_id: str, tool: str, owner: str, ctx: str) -> Focus:
         result = self.walk.results[call_id]
@@ -492,6 +563,7 @@ class Chain:
             id=call_id, tool=edge.consumer, args=args, for_each=each, pages="all" if paged else None
         )
         junction = self._junction(focus, edge, n)
+        owner = self._owner(focus, edge)
         await self.run([call])
         ctx = self.context(sig, lits)
         self.edges.append(edge)
@@ -501,7 +573,6 @@ class Chain:
         if focus.narrowed is not None:
             self.features.add("drv")
         topic = sig.about.topic if sig.about is not None else sig.title
-        owner = self._owner(focus, edge)
         if owner.endswith("에 해당하는"):
             owner = owner.removesuffix("에 해당하는") + " 각각에 해당하는"
         else:
@@ -522,6 +593,7 @@ class Chain:
             calls.append(call)
             ctxs.append(ctx)
         junction = self._junction(focus, first, 1)
+        owners = [self._owner(focus, first), self._owner(focus, second)]
         await self.run(calls)
         for edge in {first.id: first, second.id: second}.values():
             self.edges.append(edge)
@@ -529,7 +601,6 @@ class Chain:
         self.handed = list(focus.rows)
         if focus.narrowed is not None:
             self.features.add("drv")
-        owners = [self._owner(focus, first), self._owner(focus, second)]
         return [
             self._result_focus(c.id, c.tool, owner, ctx)
             for c, ctx, owner in zip(calls, ctxs, owners, strict=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import sqlite3
 import statistics
 import time
 from collections import Counter
@@ -33,6 +34,7 @@ from kopa_gen.edge.filters import (
     scorable,
     shortcut,
 )
+from kopa_gen.edge.found import Found
 from kopa_gen.edge.korean import sentence
 from kopa_gen.edge.patterns import PATTERNS, chain_type
 from kopa_gen.edge.scorer import Binding
@@ -46,6 +48,7 @@ from kopa_gen.language.yamlout import dump_yaml
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
+from kopa_gen.world.build import ensure_world
 
 PAPER_MIX: dict[str, float] = {
     "mixed": 0.367,
@@ -169,10 +172,11 @@ async def build_one(
     values: Mapping[str, str],
     rng: random.Random,
     config: SynthConfig,
+    found: Found | None = None,
 ) -> tuple[Chain, Ask]:
     platforms = sorted({s.platform for s in sigs.values()})
     async with Session.open(project, platforms, sandbox=SandboxConfig(limits=False)) as session:
-        chain = Chain(project, session, sigs, out, examples, rng, config.max_rows)
+        chain = Chain(project, session, sigs, out, examples, rng, config.max_rows, found)
         focus = await chain.start(spec, values)
         ask = await PATTERNS.get(recipe).build(chain, focus, rng)
     return chain, ask
@@ -232,6 +236,7 @@ async def synthesize(
     if not domains:
         raise ValueError("no lookup tool takes a name a person would give (see meaning.yaml roles and kinds)")
     digest = spec_hash(project, platforms)
+    found = Found(project, sqlite3.connect(f"file:{ensure_world(project.world).path}?mode=ro", uri=True))
     rng = random.Random(f"edge-synth:{config.seed}")
     want = quotas(config.tasks, config.mix)
     cursor: Counter[str] = Counter()  # next name per start spec
@@ -259,7 +264,7 @@ async def synthesize(
         t0 = time.perf_counter()
         try:
             chain, ask = await build_one(
-                project, sigs, out, examples, recipe, spec, values, random.Random(seed), config
+                project, sigs, out, examples, recipe, spec, values, random.Random(seed), config, found
             )
         except NotInstantiable as exc:
             report.not_instantiable[f"{recipe}: {_short(str(exc))}"] += 1

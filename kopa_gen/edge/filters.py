@@ -29,9 +29,11 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from kopa_gen.edge.korean import written_numbers
 from kopa_gen.edge.probe import rows_of
 from kopa_gen.edge.signatures import ToolSig
 from kopa_gen.evaluate.guess import guess_task
@@ -150,11 +152,10 @@ def leaked(task: Task) -> bool:
     for item in items:
         if isinstance(item, TextAnswer) and item.value in task.query:
             return True
-        if isinstance(item, NumberAnswer):
-            plain = str(item.value)
-            tokens = re.split(r"[\s,()]+", task.query)
-            if plain in tokens or f"{item.value:,}" in task.query:
-                return True
+        if isinstance(item, NumberAnswer) and (  # '2' inside '제22대' is not written there; 22 is
+            format(Decimal(str(item.value)).normalize(), "f") in written_numbers(task.query)
+        ):
+            return True
     return False
 
 

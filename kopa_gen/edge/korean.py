@@ -94,3 +94,9 @@ def of(owner: str, noun: str, ctx: str = "") -> str:
             noun = " ".join(words[n:])
             break
     return _SPACES.sub(" ", f"{owner}의 {ctx} {noun}")
+
+
+def written_numbers(text: str) -> set[str]:
+    """The numbers a text writes, as plain digits ('제22대 2025년 1,234원' → 22, 2025, 1234): each maximal run of
+    digits (with thousands commas and a decimal part), wherever it stands, even inside a word."""
+    return {n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", text)}

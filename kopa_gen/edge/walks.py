@@ -60,26 +60,59 @@ async def first_working(chain: Chain, moves: Sequence[Callable[[], Awaitable[T]]
 async def walk_to(
     chain: Chain, focus: Focus, want: Want, rng: random.Random, hops: int, tries: int = TRIES
 ) -> Focus:
-    """Up to `hops` Seq hops from a one-row focus until `want` holds (zero hops when it holds already): a search
-    depth first over up to `tries` shuffled edges at each hop, every dead end taken back. A set cannot hop on."""
-    failed = f"no walk of at most {hops} hops reaches the focus this pattern needs"
-    if want(focus):
-        return focus
-    if hops == 0 or not focus.single:
-        raise NotInstantiable(failed)
-    edges = out_edges(chain, focus)
-    rng.shuffle(edges)
+    """Up to `hops` Seq hops from a one-row focus until `want` holds (zero hops when it holds already)."""
 
-    def via(edge: GEdge) -> Callable[[], Awaitable[Focus]]:
-        async def move() -> Focus:
-            return await walk_to(chain, await chain.hop(focus, edge), want, rng, hops - 1, tries)
+    async def here(f: Focus) -> Focus:
+        return f
+
+    return await walk_then(chain, focus, want, here, rng, hops, tries)
+
+
+async def walk_then(
+    chain: Chain,
+    focus: Focus,
+    want: Want,
+    then: Callable[[Focus], Awaitable[T]],
+    rng: random.Random,
+    hops: int,
+    tries: int = TRIES,
+) -> T:
+    """Up to `hops` Seq hops from a one-row focus to a focus where `want` holds, and `then` from there: a search
+    depth first over up to `tries` shuffled edges at each hop, every dead end taken back. A `then` that fails
+    sends the search on (a set the pattern cannot reduce, a result with nothing to ask), so a pattern finds the
+    place it can be built rather than the first place that looks like one. A set cannot hop on. The reason
+    given is the last `then`'s, or that no walk reached a wanted focus."""
+    failed = f"no walk of at most {hops} hops reaches the focus this pattern needs"
+    reasons: list[str] = []
+
+    async def search(f: Focus, left: int) -> T:
+        moves: list[Callable[[], Awaitable[T]]] = []
+        if want(f):
+
+            async def finish() -> T:
+                try:
+                    return await then(f)
+                except NotInstantiable as exc:
+                    reasons.append(str(exc))
+                    raise
+
+            moves.append(finish)
+        if left > 0 and f.single:
+            edges = out_edges(chain, f)
+            rng.shuffle(edges)
+            moves += [via(e, f, left) for e in edges[:tries]]
+        return await first_working(chain, moves, failed)
+
+    def via(edge: GEdge, f: Focus, left: int) -> Callable[[], Awaitable[T]]:
+        async def move() -> T:
+            return await search(await chain.hop(f, edge), left - 1)
 
         return move
 
     try:
-        return await first_working(chain, [via(e) for e in edges[:tries]], failed)
+        return await search(focus, hops)
     except NotInstantiable:
-        raise NotInstantiable(failed) from None
+        raise NotInstantiable(reasons[-1] if reasons else failed) from None
 
 
 async def hop_any(chain: Chain, focus: Focus, rng: random.Random, tries: int = TRIES) -> Focus:

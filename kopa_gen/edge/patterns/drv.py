@@ -9,15 +9,19 @@ from collections.abc import Awaitable, Callable
 from kopa_gen.edge.asks import Ask
 from kopa_gen.edge.builder import PHI, Chain, Focus, GEdge
 from kopa_gen.edge.patterns import pattern
-from kopa_gen.edge.walks import TRIES, ask_last, big_set, first_working, out_edges, walk_to
+from kopa_gen.edge.walks import TRIES, ask_last, big_set, first_working, out_edges, walk_then
 
 
 @pattern(
     "drv", "Drv: a set of more than φ rows reduced to one row by a measure, date or category, then handed on"
 )
 async def build(chain: Chain, focus: Focus, rng: random.Random) -> Ask:
-    rows = await walk_to(chain, focus, big_set, rng, hops=2)
-    # a reduction decides something only where the handed field differs from row to row
+    return await walk_then(chain, focus, big_set, lambda rows: reduce_and_hop(chain, rows, rng), rng, hops=2)
+
+
+async def reduce_and_hop(chain: Chain, rows: Focus, rng: random.Random) -> Ask:
+    """The reduction to one row and the hop after it, along an edge whose field differs from row to row (a
+    reduction decides something only there)."""
     edges = [e for e in out_edges(chain, rows) if distinct(rows, e.bindings[0].field) > PHI]
     rng.shuffle(edges)
 

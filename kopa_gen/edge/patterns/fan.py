@@ -3,27 +3,28 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Awaitable, Callable
 
 from kopa_gen.edge.asks import Ask, ask_fan
-from kopa_gen.edge.builder import Chain, Focus, NotInstantiable
+from kopa_gen.edge.builder import Chain, Focus, GEdge
 from kopa_gen.edge.patterns import pattern
-from kopa_gen.edge.walks import out_edges, small_set, walk_to
+from kopa_gen.edge.walks import TRIES, first_working, out_edges, small_set, walk_then
 
 
 @pattern("fan", "Fan: one call for each of 2..φ rows, in one step, and a question over their results")
 async def build(chain: Chain, focus: Focus, rng: random.Random) -> Ask:
-    focus = await walk_to(chain, focus, small_set, rng, hops=2)
-    return await fan_out(chain, focus, rng)
+    return await walk_then(chain, focus, small_set, lambda f: fan_out(chain, f, rng), rng, hops=2)
 
 
 async def fan_out(chain: Chain, focus: Focus, rng: random.Random) -> Ask:
     edges = out_edges(chain, focus)
     rng.shuffle(edges)
-    last = f"no kept edge out of {focus.tool}"
-    for edge in edges[:3]:
-        try:
+
+    def via(edge: GEdge) -> Callable[[], Awaitable[Ask]]:
+        async def move() -> Ask:
             call, items = await chain.fan(focus, edge)
             return ask_fan(chain, call, items, rng)
-        except NotInstantiable as exc:
-            last = str(exc)
-    raise NotInstantiable(last)
+
+        return move
+
+    return await first_working(chain, [via(e) for e in edges[:TRIES]], f"no kept edge out of {focus.tool}")

@@ -1,0 +1,64 @@
+"""What the world holds, asked of the sandbox's database before a call is made: does any row carry this value in
+the column a tool filters on? EDGE Phase B builds its chains against the sandbox, so it can ask first instead of
+spending a call (and one of a hop's tries) on an edge that will come back empty: most of the world's companies
+have no filing of most kinds, and a walk that draws its edges blindly dies at its first hop. Only an equality
+filter is asked about; anything else is unknown and tried as before."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+
+from kopa_gen.project import Project
+
+
+class Found:
+    """Which of some values the world holds in the column a consumer filters on: one query per chunk of values,
+    each value's first matching row is enough (the NEIS timetable views multiply into millions of rows; a
+    DISTINCT over them took 26 s, this takes milliseconds)."""
+
+    CHUNK = 900  # bound parameters per query (SQLite's default limit is 999)
+
+    def __init__(self, project: Project, db: sqlite3.Connection) -> None:
+        self.project = project
+        self.db = db
+        self.known: dict[tuple[str, str, str], bool] = {}
+
+    def column(self, tool: str, param: str, values: Iterable[str]) -> frozenset[str] | None:
+        """Those of `values` in the column `tool`'s `param` selects by equality, or None where the parameter is
+        not such a filter (a partial match, a local filter, a tool without a table)."""
+        source = self.project.platform_of(tool).operation(tool).kopa.source
+        if source is None:
+            return None
+        match = [f for f in source.filters if f.param == param and f.match == "eq"]
+        if not match:
+            return None
+        table, column = source.table, match[0].column
+        wanted = sorted({v for v in values if v})
+        got: set[str] = set()
+        try:
+            for i in range(0, len(wanted), self.CHUNK):
+                part = wanted[i : i + self.CHUNK]
+                marks = ", ".join("(?)" for _ in part)
+                got |= {
+                    v
+                    for (v,) in self.db.execute(
+                        f"WITH v(x) AS (VALUES {marks}) SELECT x FROM v "
+                        f'WHERE EXISTS (SELECT 1 FROM "{table}" WHERE "{column}" = v.x)',
+                        part,
+                    )
+                }
+        except sqlite3.Error:
+            return None
+        return frozenset(got)
+
+    def has(self, tool: str, param: str, value: str) -> bool | None:
+        """Whether a row of `tool`'s table carries `value` where `param` selects (None: not an equality
+        filter)."""
+        key = (tool, param, value)
+        if key not in self.known:
+            found = self.column(tool, param, [value])
+            if found is None:
+                return None
+            self.known[key] = value in found
+        return self.known[key]
