@@ -541,3 +541,73 @@ def test_a_chain_knows_what_its_question_already_says(project: Project) -> None:
     assert (
         not chain.says("금미건설") and not chain.says("2") and not chain.says(None) and not chain.says("주")
     )
+
+
+def test_a_probe_keeps_the_city_its_chain_was_asked_in(project: Project, gstar: GraphDoc) -> None:
+    """An argument an edge does not bind keeps the value an earlier call of the probe gave it: a route looked up
+    in one city is asked for its stops in that city, not in one drawn from the examples (which pruned
+    tago_list_routes -> tago_list_route_stops on the full G*: 0.12 posterior, 12 of 12 succeed now)."""
+    from kopa_gen.edge.probe import ProbeConfig as Config
+    from kopa_gen.edge.probe import run_probe
+    from kopa_gen.edge.scorer import Binding, Proposal
+
+    sigs = {s.name: s for s in load_signatures(project, list(PLATFORMS))}
+    examples = {p: project.platform(p).kopa.examples for p in PLATFORMS}
+    edges = [e for e in gstar.edges if e.producer == "tago_list_routes" and e.defaults.get("cityCode")]
+    assert edges, "no edge out of tago_list_routes leaves cityCode unbound: the test needs one"
+    starts = gstar.starts["tago_list_routes"]
+    seen = 0
+    for e in edges:
+        proposal = Proposal(
+            e.producer,
+            e.consumer,
+            e.score,
+            tuple(Binding(b.param, b.field, b.score, b.pipe) for b in e.bindings),
+            {k: tuple(v) for k, v in e.defaults.items()},
+        )
+        for seed in range(3):
+            result = asyncio.run(
+                run_probe(project, sigs, examples, [proposal], starts, seed, Config(fault_rate=0.0))
+            )
+            if result.root_failed:
+                continue
+            root, consumer = result.steps[0], result.steps[1]
+            assert str(consumer.args["cityCode"]) == str(root.args["cityCode"]), (e.consumer, consumer.args)
+            seen += 1
+    assert seen >= 3
+
+
+def test_every_drv_chain_needs_more_than_the_first_page(project: Project, gstar: GraphDoc) -> None:
+    """A reduction chooses a row past the call's first page (a route's 15th stop, not its 3rd), so the reference
+    policy that never pages fails every Drv chain built here, before any filter runs."""
+    import random
+
+    from kopa_gen.edge.builder import NotInstantiable
+    from kopa_gen.edge.dataset import SynthConfig, build_one, to_task
+    from kopa_gen.edge.filters import Counts as FilterCounts
+    from kopa_gen.edge.filters import rules, shortcut
+
+    sigs, out, specs = _chains_setup(project, gstar)
+    examples = {p: project.platform(p).kopa.examples for p in PLATFORMS}
+
+    async def check() -> int:
+        built = 0
+        for spec in specs:
+            for i, values in enumerate(spec.values[:6]):
+                try:
+                    chain, ask = await build_one(
+                        project, sigs, out, examples, "drv", spec, values, random.Random(i), SynthConfig()
+                    )
+                except NotInstantiable:
+                    continue
+                task = to_task(project, chain, ask, ask.question, f"drv-{built:04d}", "traffic")
+                counts = FilterCounts()
+                fixture = await rules(project, task, ask.value, counts)
+                if fixture is None:  # the build's own gold run or lint refused it: the pipeline drops it
+                    assert counts.removed["rules"], task.query
+                    continue
+                assert await shortcut(project, task, fixture, ("first-page",), 1.0) is None, task.query
+                built += 1
+        return built
+
+    assert asyncio.run(check()) >= 2

@@ -153,11 +153,28 @@ def ask_one(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str]) -> 
     return Ask("value", answer_from, typed(value, m), value, question, m.ask)
 
 
+def _extreme_on_first_page(chain: Chain, focus: Focus, field: str, which: str) -> bool:
+    """Whether a row holding the extreme of `field` is on the call's first page (a policy that never pages reads
+    the same extreme there)."""
+    nums = [(maybe_number(r.get(field)), r) for r in focus.rows]
+    values = [n for n, _ in nums if n is not None]
+    if not values:
+        return False
+    extreme = max(values) if which == "max" else min(values)
+    return any(chain.on_first_page(focus, [r]) for n, r in nums if n == extreme)
+
+
 def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str], counts: bool = True) -> Ask:
     """A question over every row of the focus set (which the agent must read to the end). `counts=False` leaves
     out 'how many rows have category X': a count's answer pool is the count and the rows' total, so pool-guess
     passes it half the time and the shortcut filter (max_guess 0.2) drops every one."""
     avoid = avoid | chain.known()
+    # the first page must not be enough: here, or at a reduction upstream (which chose past its first page)
+    paged_before = focus.narrowed is not None or any(j.kind == "drv" for j in chain.junctions)
+    if not paged_before and not chain.paged(focus):
+        raise NotInstantiable(
+            f"{focus.tool}: every row is on the first page, which a policy that never pages reads"
+        )
     sig = chain.sigs[focus.tool]
     noun = sig.about.noun if sig.about is not None else "항목"
     counter = sig.about.counter if sig.about is not None else "개"
@@ -184,6 +201,8 @@ def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str], cou
         m = o.meaning
         assert m is not None and m.ask is not None
         every = f"{focus.sel}[*].{o.name}"
+        if kind in ("max", "min") and not paged_before and _extreme_on_first_page(chain, focus, o.name, kind):
+            continue
         if kind in ("sum", "avg", "max", "min"):
             answer_from = _from(focus.call, f"{kind}({every})")
             value = _derive(chain, answer_from)
@@ -207,6 +226,8 @@ def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str], cou
             )
             if sum(n == extreme for n in nums) != 1:
                 continue  # a tie has no single answer
+            if not paged_before and _extreme_on_first_page(chain, focus, o.name, which):
+                continue
             name = rng.choice(names)
             nm = name.meaning
             assert nm is not None and nm.ask is not None

@@ -281,15 +281,35 @@ class Chain:
         self.steps.append(GoldStep(calls=kept))
 
     def literals(self, sig: ToolSig, defaults: Mapping[str, Sequence[str | int]]) -> dict[str, Any]:
-        """Values for the consumer's unbound required arguments, each one a question can say."""
+        """Values for the consumer's unbound required arguments: the one an earlier call gave (`carried`), else
+        one a question can say."""
         out: dict[str, Any] = {}
         for name, values in sorted(defaults.items()):
+            carried = self.carried(name)
+            if carried is not None:  # the city the chain started in, not another one drawn from the examples
+                out[name] = carried
+                continue
             param = sig.param(name)
             sayable = [v for v in values if param is not None and arg_words(v, param.meaning) is not None]
             if not sayable:
                 raise NotInstantiable(f"{sig.name}.{name}: no value a question can state")
             out[name] = self.rng.choice(sayable)
         return out
+
+    def carried(self, name: str) -> Any:
+        """The literal value an earlier call of the chain gave an argument of this name (the latest), or None: a
+        route's city is the city its lookup was asked in, which the question already says."""
+        for step in reversed(self.steps):
+            for call in step.calls:
+                value = call.args.get(name)
+                if value is not None and not isinstance(value, From):
+                    return value
+        return None
+
+    def _new_words(self, literals: Mapping[str, Any]) -> dict[str, Any]:
+        """The literal arguments of a call still to be said: a value carried from an earlier call is said
+        already."""
+        return {k: v for k, v in literals.items() if self.carried(k) != v}
 
     def context(self, sig: ToolSig, args: Mapping[str, Any]) -> str:
         """The literal arguments as the question states them ('2025년 사업보고서')."""
@@ -477,7 +497,7 @@ class Chain:
         }
         args.update({k: v for k, v in literals.items() if k not in args})
         args, paged = self._paged(edge.consumer, args)
-        ctx = self.context(sig, literals)
+        ctx = self.context(sig, self._new_words(literals))
         return GoldCall(id=call_id, tool=edge.consumer, args=args, pages="all" if paged else None), ctx
 
     async def hop(self, focus: Focus, edge: GEdge, literals: Mapping[str, Any] | None = None) -> Focus:
@@ -512,9 +532,27 @@ class Chain:
         total = result.get("total_count") if isinstance(result.get("total_count"), int) else len(rows)
         return Focus(call_id, tool, sel, rows, phrase, int(total))
 
+    def first_page(self, tool: str) -> int | None:
+        """The rows a call of `tool` shows when no page size is sent (the platform's default); None when the
+        tool does not page (one call shows every row)."""
+        paging = self.project.platform_of(tool).kopa.paging
+        return paging.default_size if paging is not None and self.project.page_params(tool) else None
+
+    def paged(self, focus: Focus) -> bool:
+        """Whether reading the whole set takes more than the first page (a policy that never pages sees less)."""
+        size = self.first_page(focus.tool)
+        return size is not None and focus.total > size
+
+    def on_first_page(self, focus: Focus, chosen: Sequence[dict[str, Any]]) -> bool:
+        """Whether every chosen row is on the call's first page, where a policy that never pages finds it."""
+        size = self.first_page(focus.tool)
+        head = focus.rows[: size if size is not None else len(focus.rows)]
+        return all(any(r is c for r in head) for c in chosen)
+
     def narrow(self, focus: Focus, keep: Literal["one", "few"]) -> Focus:
         """A Drv reduction over a set (no call): the row at an extreme of a measure or date, or the rows past a
-        threshold or of one category, so that one (or 2..φ) rows remain. Codes are never pivots."""
+        threshold or of one category, so that one (or 2..φ) rows remain, not all of them on the first page (a
+        policy that never pages would choose right). Codes are never pivots."""
         if focus.single or len(focus.rows) <= PHI:
             raise NotInstantiable("nothing to reduce: the set is small already")
         sig = self.sigs[focus.tool]
@@ -522,11 +560,18 @@ class Chain:
         options: list[tuple[str, str, list[dict[str, Any]], str, str]] = []
         for out in sig.outputs:
             m = out.meaning
-            if m is None or m.ask is None or m.role not in ("measure", "date", "enum"):
+            if (
+                m is None
+                or (m.ask is None and m.role != "order")
+                or m.role not in ("measure", "date", "enum", "order")
+            ):
                 continue
             options += _reductions(focus.rows, out.name, m, keep, noun)
+        options = [o for o in options if not self.on_first_page(focus, o[2])]
         if not options:
-            raise NotInstantiable(f"no measure, date or category of {focus.tool} reduces its rows to {keep}")
+            raise NotInstantiable(
+                f"no measure, date or category of {focus.tool} reduces its rows to {keep} past its first page"
+            )
         selector, phrase, kept, reduction, pivot = self.rng.choice(options)
         if pivot:
             self.keep.append(pivot)
@@ -564,8 +609,9 @@ class Chain:
         )
         junction = self._junction(focus, edge, n)
         owner = self._owner(focus, edge)
+        said = self._new_words(lits)
         await self.run([call])
-        ctx = self.context(sig, lits)
+        ctx = self.context(sig, said)
         self.edges.append(edge)
         self.junctions.append(junction)
         self.handed = list(focus.rows)
@@ -667,6 +713,17 @@ def _reductions(
                     out.append(
                         (f"[{name}>{quote(day)}]", f"{ask}이(가) {words} 이후인 {noun}", kept, "after", words)
                     )
+    elif m.role == "order" and keep == "one":  # a position along a sequence: a route's 15th stop, its last
+        places = [(maybe_number(r.get(name)), r) for r in rows]
+        ranks = sorted({v for v, _ in places if v is not None})
+        if len(ranks) < PHI or any(v is None for v, _ in places):
+            return []
+        for rank in ranks:
+            kept = [r for v, r in places if v == rank]
+            if len(kept) == 1 and rank == int(rank) and rank > 0:
+                word = "마지막" if rank == ranks[-1] else f"{int(rank)}번째"
+                sel = f"[{name}=@max]" if word == "마지막" else f"[{name}={quote(kept[0].get(name))}]"
+                out.append((sel, f"{word} {noun}", kept, "last" if word == "마지막" else "nth", ""))
     elif m.role == "enum":
         categories = sorted({str(r.get(name)) for r in rows if r.get(name) not in (None, "")})
         if len(categories) < 2:

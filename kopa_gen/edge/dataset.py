@@ -303,6 +303,7 @@ async def synthesize(
                     f"{len(kept)}/{config.tasks} kept ({task.id}, {task.domain}; {attempt} attempts, "
                     f"{report.seconds['build'] + report.seconds['filter']:.0f}s)"
                 )
+    found.db.close()
     return kept, report
 
 

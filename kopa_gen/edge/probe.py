@@ -127,7 +127,9 @@ async def run_probe(
     config: ProbeConfig,
 ) -> ProbeResult:
     """Execute a chain root → consumer → consumer … along `path` (consecutive edges share a tool), starting
-    from one of the root's argument combinations that gave data when sampled."""
+    from one of the root's argument combinations that gave data when sampled. An argument the edge does not bind
+    keeps the value an earlier call of the chain gave it (the city a route was looked up in), else takes one of
+    the edge's defaults: drawn afresh, a route of 청주 was asked for in 부산 and the edge pruned."""
     rng = random.Random(seed)
     tools = [sigs[path[0].producer], *(sigs[e.consumer] for e in path)]
     result = ProbeResult()
@@ -143,6 +145,7 @@ async def run_probe(
             result.root_failed = f"{root.name}: {outcome.text[:200]}"
             return result
         current = outcome.structured or {}
+        said = dict(args)  # literal arguments so far: a route's city is the city its lookup was asked in
         for edge in path:
             consumer = sigs[edge.consumer]
             rows = [
@@ -164,9 +167,11 @@ async def run_probe(
                 result.steps.append(Step(consumer.name, {}, "structural", str(exc), None))
                 return result
             for name, values in sorted(edge.defaults.items()):
-                call_args.setdefault(name, rng.choice(list(values)))
+                call_args.setdefault(name, said[name] if name in said else rng.choice(list(values)))
             for name, value in consumer.start.items():
                 call_args.setdefault(name, value)
+            bound = {b.param for b in edge.bindings}
+            said.update({k: v for k, v in call_args.items() if k not in bound})
             outcome = await session.call(consumer.name, call_args)
             verdict = classify(outcome)
             detail = outcome.text[:200]

@@ -29,6 +29,11 @@ def big_set(focus: Focus) -> bool:
     return len(focus.rows) > PHI
 
 
+def paged_set(chain: Chain) -> Want:
+    """More than φ rows, and more than the call's first page: a reduction there needs every page."""
+    return lambda focus: big_set(focus) and chain.paged(focus)
+
+
 def small_set(focus: Focus) -> bool:
     """2..φ rows: a fan-out over every one of them."""
     return 2 <= len(focus.rows) <= PHI

@@ -9,14 +9,16 @@ from collections.abc import Awaitable, Callable
 from kopa_gen.edge.asks import Ask
 from kopa_gen.edge.builder import PHI, Chain, Focus, GEdge
 from kopa_gen.edge.patterns import pattern
-from kopa_gen.edge.walks import TRIES, ask_last, big_set, first_working, out_edges, walk_then
+from kopa_gen.edge.walks import TRIES, ask_last, first_working, out_edges, paged_set, walk_then
 
 
 @pattern(
     "drv", "Drv: a set of more than φ rows reduced to one row by a measure, date or category, then handed on"
 )
 async def build(chain: Chain, focus: Focus, rng: random.Random) -> Ask:
-    return await walk_then(chain, focus, big_set, lambda rows: reduce_and_hop(chain, rows, rng), rng, hops=2)
+    return await walk_then(
+        chain, focus, paged_set(chain), lambda rows: reduce_and_hop(chain, rows, rng), rng, hops=2
+    )
 
 
 async def reduce_and_hop(chain: Chain, rows: Focus, rng: random.Random) -> Ask:

@@ -14,14 +14,16 @@ from kopa_gen.edge.patterns.cmp import compare
 from kopa_gen.edge.patterns.cond import branch
 from kopa_gen.edge.patterns.fan import fan_out
 from kopa_gen.edge.patterns.sem import semantic_pair
-from kopa_gen.edge.walks import big_set, first_working, walk_then
+from kopa_gen.edge.walks import first_working, paged_set, walk_then
 
 WEIGHTS = {"fan": 4, "sem": 3, "cmp": 2, "cond": 1}
 
 
 @pattern("mixed", "Mixed: a reduction composed with a fan-out, a Sem pair, a Cmp pair or a branch")
 async def build(chain: Chain, focus: Focus, rng: random.Random) -> Ask:
-    return await walk_then(chain, focus, big_set, lambda rows: compose(chain, rows, rng), rng, hops=2)
+    return await walk_then(
+        chain, focus, paged_set(chain), lambda rows: compose(chain, rows, rng), rng, hops=2
+    )
 
 
 async def compose(chain: Chain, rows: Focus, rng: random.Random) -> Ask:
