@@ -178,6 +178,30 @@ def test_leak_filter_catches_an_answer_in_the_query(synthesized: tuple[list[Cand
     assert leaked(bad)
 
 
+def test_sums_and_averages_only_where_the_meaning_allows_them(
+    sigs: dict[str, ToolSig], synthesized: tuple[list[Candidate], Report]
+) -> None:
+    """A question sums or averages a measure over rows only where meaning.yaml says it adds up or averages
+    (`over`): the calories of every meal ever served, or a bus's remaining stops over every arriving bus, are no
+    question. Every other set question asks an extreme."""
+    asked = 0
+    for cand in synthesized[0]:
+        kind = cand.ask.kind
+        if kind not in ("sum", "avg"):
+            continue
+        where = cand.task.answer_from
+        assert isinstance(where, From)
+        field = re.findall(r"\.(\w+)\)", where.path)[0]
+        tool = next(c.tool for s in cand.task.gold for c in s.calls if c.id == where.call)
+        meaning = sigs[tool].output(field)
+        assert meaning is not None and meaning.meaning is not None and kind in meaning.meaning.over, (
+            cand.task.query
+        )
+        asked += 1
+    with_over = [o.name for s in sigs.values() for o in s.outputs if o.meaning is not None and o.meaning.over]
+    assert asked or not with_over  # nothing in these platforms may be summed: no sum was asked
+
+
 def test_leak_filter_reads_numbers_as_written(synthesized: tuple[list[Candidate], Report]) -> None:
     """A number is in the query when the query writes it, even inside a word ('제22대' writes 22, '2025년에' 2025,
     '1,234원' 1234), and not when its digits are part of another number: the answer 2 is not leaked by

@@ -101,6 +101,16 @@ def test_a_name_that_is_not_there_is_named(tmp_path: Path, old: str, new: str, m
             "a id field is never asked about; drop `ask`",
         ),
         ("say: \"'{value}'\"", "say: 이름", "`say` must place the value: use {value} or {label}"),
+        (
+            "{role: name, kind: fruit_name, ask: 과일 이름}",
+            "{role: name, kind: fruit_name, ask: 과일 이름, over: [sum]}",
+            "`over` (sum, avg) is for a measure only",
+        ),
+        (
+            "{role: measure, unit: 원, ask: 가격}",
+            "{role: measure, unit: 원, ask: 가격, over: [median]}",
+            "fields.price.over[0]: error: Input should be 'sum' or 'avg'",
+        ),
     ],
 )
 def test_a_meaning_that_contradicts_itself_is_refused(

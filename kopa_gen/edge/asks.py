@@ -186,7 +186,9 @@ def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str], cou
             sum(n is not None for n in nums) >= max(2, len(rows) // 2)
             and len({n for n in nums if n is not None}) >= 2
         ):
-            kinds += [("sum", o), ("avg", o), ("max", o), ("min", o), ("argmax", o), ("argmin", o)]
+            m = o.meaning
+            over = [k for k in ("sum", "avg") if m is not None and k in m.over]  # meaning.yaml `over`
+            kinds += [(k, o) for k in (*over, "max", "min", "argmax", "argmin")]
     for o in asked_fields(sig, ("enum",)):
         values = {str(r.get(o.name)) for r in rows if r.get(o.name) not in (None, "")}
         if counts and 2 <= len(values) <= 12:
@@ -261,7 +263,8 @@ def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str], cou
 
 
 def ask_fan(chain: Chain, call: str, items: Focus, rng: random.Random) -> Ask:
-    """A question over a fan-out's items: their values summed, listed, or the item at an extreme."""
+    """A question over a fan-out's items: their values summed (an amount that adds up, meaning.yaml `over`),
+    listed, or the item at an extreme."""
     sig = chain.sigs[chain_tool(chain, call)]
     results = chain.walk.results[call]
     singles = all(len(_item_rows(r)) == 1 for r in results)
@@ -274,7 +277,8 @@ def ask_fan(chain: Chain, call: str, items: Focus, rng: random.Random) -> Ask:
     options: list[tuple[str, OutField]] = []
     for o in asked_fields(sig, ("measure",)):
         if all(all(maybe_number(row.get(o.name)) is not None for row in _item_rows(r)) for r in results):
-            options.append(("sum", o))
+            if o.meaning is not None and "sum" in o.meaning.over:  # adds up across the items (meaning.yaml)
+                options.append(("sum", o))
             if singles and names and len(results) >= 4:
                 options += [("argmax", o), ("argmin", o)]
     if singles:

@@ -82,6 +82,14 @@ class FieldMeaning(StrictModel):
         description="enum: served value -> what a person calls it ('Y': '등기', 'CFS': '연결재무제표'). Values "
         "without a label are shown as served.",
     )
+    over: list[Literal["sum", "avg"]] = Field(
+        default_factory=list,
+        description="measure: what a question over many rows may do with it besides its extremes (the largest, "
+        "the smallest, the row holding one): 'sum' for an amount that adds up across the rows a question names "
+        "(votes counted in one election's districts), 'avg' where an average means something to a person (a "
+        "price over days). Left out: extremes only; the total of a bus's remaining stops over every arriving bus, "
+        "or the calories of every meal ever served, is no question.",
+    )
     wh: Wh | None = Field(
         default=None,
         description="The question word ('누구' for a person's name, '어디' for a place); default by role: "
@@ -99,6 +107,8 @@ class FieldMeaning(StrictModel):
     def _consistent(self) -> FieldMeaning:
         if self.role == "measure" and self.unit is None:
             raise ValueError("a measure needs its unit ('원', '명', '%', ...)")
+        if self.role != "measure" and self.over:
+            raise ValueError("`over` (sum, avg) is for a measure only")
         if self.role != "measure" and self.unit is not None:
             raise ValueError(f"only a measure has a unit (this field is a {self.role})")
         if self.labels and self.role not in ("enum", "code"):
