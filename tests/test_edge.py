@@ -10,6 +10,7 @@ import asyncio
 import json
 import re
 from collections import Counter
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -391,56 +392,37 @@ def test_a_move_taken_back_leaves_the_chain_as_it_was(project: Project, gstar: G
     results, junctions, words and features are what they were, after hops that worked and hops that failed alike
     (a failed hop had left the words of its literal arguments behind before there was a rollback)."""
     import contextlib
-    import random
 
-    from kopa_gen.edge.builder import Chain, NotInstantiable
-    from kopa_gen.edge.dataset import gedges
-    from kopa_gen.edge.starts import by_domain, start_specs
+    from kopa_gen.edge.builder import NotInstantiable
     from kopa_gen.edge.walks import out_edges
-    from kopa_gen.runtime.session import Session
-    from kopa_gen.sandbox.config import SandboxConfig
-
-    sigs = {s.name: s for s in load_signatures(project, list(PLATFORMS))}
-    out: dict[str, list[Any]] = {}
-    for e in gedges(gstar, (), sigs):
-        out.setdefault(e.producer, []).append(e)
-    specs = [s for ss in by_domain(start_specs(project, sigs.values(), out, 0), sigs).values() for s in ss]
-    examples = {p: project.platform(p).kopa.examples for p in PLATFORMS}
 
     async def check() -> int:
         tried = 0
-        async with Session.open(project, list(PLATFORMS), sandbox=SandboxConfig(limits=False)) as session:
-            for spec in specs:
-                for values in spec.values[:3]:
-                    chain = Chain(project, session, sigs, out, examples, random.Random(0))
-                    try:
-                        focus = await chain.start(spec, values)
-                    except NotInstantiable:
-                        continue
-                    edges = out_edges(chain, focus)
-                    if len(edges) < 2:
-                        continue
-                    before = chain.mark()
-                    snapshot = (
-                        list(chain.steps),
-                        dict(chain.walk.results),
-                        list(chain.keep),
-                        set(chain.features),
-                        list(chain.junctions),
-                    )
-                    for edge in edges:
-                        with contextlib.suppress(NotInstantiable):
-                            await chain.hop(focus, edge)
-                        chain.rollback(before)
-                        assert (
-                            list(chain.steps),
-                            dict(chain.walk.results),
-                            list(chain.keep),
-                            set(chain.features),
-                            list(chain.junctions),
-                        ) == snapshot
-                        assert chain.mark() == before
-                        tried += 1
+        async for chain, focus in _started(project, gstar):
+            edges = out_edges(chain, focus)
+            if len(edges) < 2:
+                continue
+            before = chain.mark()
+            snapshot = (
+                list(chain.steps),
+                dict(chain.walk.results),
+                list(chain.keep),
+                set(chain.features),
+                list(chain.junctions),
+            )
+            for edge in edges:
+                with contextlib.suppress(NotInstantiable):
+                    await chain.hop(focus, edge)
+                chain.rollback(before)
+                assert (
+                    list(chain.steps),
+                    dict(chain.walk.results),
+                    list(chain.keep),
+                    set(chain.features),
+                    list(chain.junctions),
+                ) == snapshot
+                assert chain.mark() == before
+                tried += 1
         return tried
 
     assert asyncio.run(check()) >= 2
@@ -458,6 +440,28 @@ def _chains_setup(
         out.setdefault(e.producer, []).append(e)
     specs = [s for ss in by_domain(start_specs(project, sigs.values(), out, 0), sigs).values() for s in ss]
     return sigs, out, specs
+
+
+async def _started(project: Project, gstar: GraphDoc) -> AsyncIterator[tuple[Any, Any]]:
+    """(chain, focus) after the lookup, for the first three names of every start of the test G*, all in one
+    sandbox session; names whose lookup finds no single row are passed over."""
+    import random
+
+    from kopa_gen.edge.builder import Chain, NotInstantiable
+    from kopa_gen.runtime.session import Session
+    from kopa_gen.sandbox.config import SandboxConfig
+
+    sigs, out, specs = _chains_setup(project, gstar)
+    examples = {p: project.platform(p).kopa.examples for p in PLATFORMS}
+    async with Session.open(project, list(PLATFORMS), sandbox=SandboxConfig(limits=False)) as session:
+        for spec in specs:
+            for values in spec.values[:3]:
+                chain = Chain(project, session, sigs, out, examples, random.Random(0))
+                try:
+                    focus = await chain.start(spec, values)
+                except NotInstantiable:
+                    continue
+                yield chain, focus
 
 
 def test_the_world_index_says_what_the_sandbox_answers(project: Project, gstar: GraphDoc) -> None:
@@ -517,34 +521,19 @@ def test_hand_offs_no_question_can_say_are_never_tried(project: Project, gstar: 
     """An edge that hands on another row's code ('X의 법인등록번호에 해당하는 …') is refused by its meaning alone,
     before anything is executed: no walk is offered it. A chain says at most one hand-off through an attribute,
     so once it has used one only its own hand-offs (the row's id or name) are offered."""
-    import random
-
-    from kopa_gen.edge.builder import Chain, NotInstantiable
     from kopa_gen.edge.walks import out_edges
-    from kopa_gen.runtime.session import Session
-    from kopa_gen.sandbox.config import SandboxConfig
-
-    sigs, out, specs = _chains_setup(project, gstar)
-    examples = {p: project.platform(p).kopa.examples for p in PLATFORMS}
 
     async def check() -> Counter[str]:
         seen: Counter[str] = Counter()
-        async with Session.open(project, list(PLATFORMS), sandbox=SandboxConfig(limits=False)) as session:
-            for spec in specs:
-                for values in spec.values[:3]:
-                    chain = Chain(project, session, sigs, out, examples, random.Random(0))
-                    try:
-                        focus = await chain.start(spec, values)
-                    except NotInstantiable:
-                        continue
-                    offered = {e.id for e in out_edges(chain, focus)}
-                    for e in out.get(spec.tool, []):
-                        how = chain.tie(e).how
-                        seen[how] += 1
-                        if how == "refused":
-                            assert e.id not in offered, e.id
-                    chain.attribute_hops = 1
-                    assert all(chain.tie(e).how == "own" for e in out_edges(chain, focus))
+        async for chain, focus in _started(project, gstar):
+            offered = {e.id for e in out_edges(chain, focus)}
+            for e in chain.out.get(focus.tool, []):
+                how = chain.tie(e).how
+                seen[how] += 1
+                if how == "refused":
+                    assert e.id not in offered, e.id
+            chain.attribute_hops = 1
+            assert all(chain.tie(e).how == "own" for e in out_edges(chain, focus))
         return seen
 
     seen = asyncio.run(check())
