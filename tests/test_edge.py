@@ -624,3 +624,88 @@ def test_every_drv_chain_needs_more_than_the_first_page(project: Project, gstar:
         return built
 
     assert asyncio.run(check()) >= 2
+
+
+def test_a_dated_set_is_asked_for_its_latest_row_past_the_first_page(project: Project) -> None:
+    """A set the API dates (a 시군구's ordinances, each with 공포일자 and 시행일자) is asked for the name of its
+    latest or earliest row, never one the first page holds; a 법정동 whose code is cut to its 시군구's
+    (prefix(5)) is said as '…이(가) 속한 시군구'. Checked against the law platform read page by page over the
+    client: the answer is the name on the one row the test finds at that date. The same 법정동 handed on by
+    name cut to its first two words (words(0, 2): '서울특별시 종로구') is refused: the question already gives it."""
+    import random
+
+    from kopa_gen.edge.asks import ask_set
+    from kopa_gen.edge.builder import Chain, GEdge, NotInstantiable, StartSpec
+    from kopa_gen.edge.probe import rows_of
+    from kopa_gen.edge.scorer import Binding
+    from kopa_gen.runtime.session import Session
+    from kopa_gen.sandbox.config import SandboxConfig
+
+    platforms = ["region", "law"]
+    sigs = {s.name: s for s in load_signatures(project, platforms)}
+    edge = GEdge(
+        "t",
+        "region_list_legal_districts",
+        "law_search_ordinances",
+        (Binding("org", "region_cd", 1.0, "prefix(5)"),),
+        {},
+    )
+    by_name = GEdge(
+        "n",
+        "region_list_legal_districts",
+        "law_search_ordinances",
+        (Binding("query", "locatadd_nm", 1.0, "words(0, 2)"),),
+        {},
+    )
+    names = [
+        "서울특별시 종로구 청운동",
+        "서울특별시 성북구 성북동",
+        "경기도 수원시 장안구 파장동",
+        "강원특별자치도 춘천시 효자동",
+    ]
+    spec = StartSpec("region_list_legal_districts", "locatadd_nm", "locatadd_nm", "region_name", ())
+
+    async def check() -> tuple[int, int]:
+        asked = refused = 0
+        async with Session.open(project, platforms, sandbox=SandboxConfig(limits=False)) as session:
+            for name in names:
+                for seed in range(4):
+                    chain = Chain(project, session, sigs, {edge.producer: [edge]}, {}, random.Random(seed))
+                    focus = await chain.start(spec, {"locatadd_nm": name})
+                    try:
+                        await chain.hop(focus, by_name)
+                    except NotInstantiable as exc:
+                        refused += "already gives" in str(exc)
+                    try:
+                        result = await chain.hop(focus, edge)
+                        ask = ask_set(chain, result, random.Random(seed), set(), counts=False)
+                    except NotInstantiable:
+                        continue
+                    assert "속한 시군구의 자치법규" in ask.question, ask.question
+                    code = str(focus.rows[0]["region_cd"])[:5]
+                    rows: list[dict[str, Any]] = []
+                    page = 1
+                    while True:
+                        got = await session.call(
+                            "law_search_ordinances", {"org": code, "display": 100, "page": page}
+                        )
+                        more = rows_of(got.structured or {})
+                        rows += more
+                        if len(more) < 100:
+                            break
+                        page += 1
+                    field = "공포일자" if ask.question.count("공포일") else "시행일자"
+                    latest = "가장 최근인" in ask.question
+                    days = sorted({int(r[field]) for r in rows})
+                    day = days[-1] if latest else days[0]
+                    at = [r for r in rows if int(r[field]) == day]
+                    assert len(at) == 1 and ask.value == at[0]["자치법규명"], (ask.question, ask.value)
+                    first = await session.call("law_search_ordinances", {"org": code})
+                    assert at[0]["자치법규일련번호"] not in {
+                        r["자치법규일련번호"] for r in rows_of(first.structured or {})
+                    }
+                    asked += 1
+        return asked, refused
+
+    asked, refused = asyncio.run(check())
+    assert asked >= 4 and refused == 4 * len(names), (asked, refused)

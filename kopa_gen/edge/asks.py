@@ -164,6 +164,13 @@ def _extreme_on_first_page(chain: Chain, focus: Focus, field: str, which: str) -
     return any(chain.on_first_page(focus, [r]) for n, r in nums if n == extreme)
 
 
+def _day(value: Any) -> str | None:
+    """A date as YYYYMMDD (the API's 20240105, 2024-01-05 or 2024.01.05), None when it is not one: the order
+    of these strings is the order of the days, whatever the API's format, and `[f=@max]` reads it alike."""
+    text = str(value or "").strip().replace("-", "").replace(".", "")
+    return text if len(text) == 8 and text.isdigit() else None
+
+
 def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str], counts: bool = True) -> Ask:
     """A question over every row of the focus set (which the agent must read to the end). `counts=False` leaves
     out 'how many rows have category X': a count's answer pool is the count and the rows' total, so pool-guess
@@ -189,12 +196,18 @@ def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str], cou
             m = o.meaning
             over = [k for k in ("sum", "avg") if m is not None and k in m.over]  # meaning.yaml `over`
             kinds += [(k, o) for k in (*over, "max", "min", "argmax", "argmin")]
+    for o in asked_fields(sig, ("date",)):
+        days = [_day(r.get(o.name)) for r in rows]
+        if sum(d is not None for d in days) >= max(2, len(rows) // 2) and len(set(days) - {None}) >= 2:
+            kinds += [(k, o) for k in ("latest", "earliest")]
     for o in asked_fields(sig, ("enum",)):
         values = {str(r.get(o.name)) for r in rows if r.get(o.name) not in (None, "")}
         if counts and 2 <= len(values) <= 12:
             kinds.append(("count", o))
-    names = [o for o in asked_fields(sig, ("name",)) if len({str(r.get(o.name)) for r in rows}) == len(rows)]
-    kinds = [(k, o) for k, o in kinds if k not in ("argmax", "argmin") or names]
+    # a name the rows do not all share (versions of one ordinance share theirs: the row at an extreme still has
+    # one name, the answer)
+    names = [o for o in asked_fields(sig, ("name",)) if len({str(r.get(o.name)) for r in rows}) >= 2]
+    kinds = [(k, o) for k, o in kinds if k not in ("argmax", "argmin", "latest", "earliest") or names]
     rng.shuffle(kinds)
     # a count's answer pool is the count and the rows' total (pool-guess passes half the time): a question over
     # a measure goes first, a count only where no measure can be asked
@@ -240,6 +253,33 @@ def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str], cou
             word = extreme_word(m, which)
             question = f"{focus.phrase} 중 {m.ask}이(가) {word} {noun}의 {nm.ask}은(는) {_wh(nm)}인가요?"
             return Ask(kind, answer_from, typed(value, nm), value, question, f"{m.ask} {word} {noun}")  # type: ignore[arg-type]
+        if kind in ("latest", "earliest"):
+            which = "max" if kind == "latest" else "min"
+            dated = [(_day(r.get(o.name)), r) for r in rows]
+            present = [d for d, _ in dated if d is not None]
+            latest_day = max(present) if which == "max" else min(present)
+            at = [r for d, r in dated if d == latest_day]
+            if len(at) != 1:
+                continue  # a tie has no single answer
+            if not paged_before and chain.on_first_page(focus, at):
+                continue
+            name = rng.choice(names)
+            nm = name.meaning
+            assert nm is not None and nm.ask is not None
+            answer_from = _from(focus.call, f"{focus.sel}[{o.name}=@{which}].{name.name}")
+            value = _derive(chain, answer_from)
+            if str(value).strip() in avoid or chain.says(value):
+                continue
+            word = "가장 최근인" if which == "max" else "가장 이른"
+            question = f"{focus.phrase} 중 {m.ask}이(가) {word} {noun}의 {nm.ask}은(는) {_wh(nm)}인가요?"
+            return Ask(
+                "argmax" if which == "max" else "argmin",
+                answer_from,
+                typed(value, nm),
+                value,
+                question,
+                f"{m.ask}이(가) {word} {noun}",
+            )
         if kind == "count":
             present = sorted({str(r.get(o.name)) for r in rows if r.get(o.name) not in (None, "")})
             value_ = rng.choice(present)

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from kopa_gen.edge.found import Found
 from kopa_gen.edge.korean import arg_words, of, sentence, value_words, written_numbers
-from kopa_gen.edge.links import kind_table, literal_values
+from kopa_gen.edge.links import apply, kind_table, literal_values
 from kopa_gen.edge.probe import rows_of
 from kopa_gen.edge.scorer import Binding, Examples
 from kopa_gen.edge.signatures import ToolSig
@@ -420,7 +420,16 @@ class Chain:
         first = edge.bindings[0].field
         if focus.narrowed is not None and focus.pool is not None:
             j = focus.narrowed
-            distinct = len({str(r.get(first)) for r in focus.pool if r.get(first) not in (None, "")})
+            pipe = edge.bindings[0].pipe
+            # the values that would be handed on, through the edge's transform: 법정동s cut to their 시군구 all
+            # hand on one value, and a reduction among them decides nothing
+            distinct = len(
+                {
+                    str(_piped(r.get(first), pipe) if pipe else r.get(first))
+                    for r in focus.pool
+                    if r.get(first) not in (None, "")
+                }
+            )
             if distinct <= PHI:
                 raise NotInstantiable(f"the reduction chooses among {distinct} distinct {first} values only")
             return Junction("drv", distinct, crossed, focus.total, first, j.reduction, j.pivot)
@@ -452,7 +461,7 @@ class Chain:
             or (m.role in ("id", "name", "code") and kind is not None and bool(noun) and noun in kind.noun)
         ):  # the row's one id or name, or an identifier whose kind names the row: 표준학교코드 on a 학교 row, 법정동코드 on a 법정동 row
             tie = Tie("own")
-        elif m.role in ("code", "id"):
+        elif m.role in ("code", "id", "order"):
             tie = Tie("refused", f"{field}: a hand-off through another row's code")
         elif m.ask or (kind is not None and kind.noun):
             tie = Tie("attribute", m.ask or (kind.noun if kind is not None else ""))
@@ -469,9 +478,11 @@ class Chain:
             raise NotInstantiable(tie.words)
         for b in edge.bindings:
             if any(
-                str(r.get(b.field, "")).strip() in self.start_values or self.says(r.get(b.field))
+                str(r.get(b.field, "")).strip() in self.start_values
+                or self.says(r.get(b.field))
+                or (b.pipe and self.says(_piped(r.get(b.field), b.pipe)))
                 for r in focus.rows
-            ):
+            ):  # a 법정동's 시군구 is in its full name: '경기도 여주시 세종대왕면 마래리' says '경기도 여주시'
                 raise NotInstantiable(f"{focus.tool}.{b.field}: hands on a value the question already gives")
             documented = {
                 str(v).strip()
@@ -480,12 +491,27 @@ class Chain:
             if any(str(r.get(b.field, "")).strip() in documented for r in focus.rows):
                 # a policy that skips the lookup sends the documented example, and would get the same rows
                 raise NotInstantiable(f"{focus.tool}.{b.field}: hands on {b.param}'s documented example")
+        within = self._within(edge)
         if tie.how == "own":
-            return focus.phrase
+            return f"{focus.phrase}이(가) 속한 {within}" if within else focus.phrase
         self.attribute_hops += 1
         if self.attribute_hops > 1:
             raise NotInstantiable("a second hand-off through an attribute")
+        if within:
+            return f"{of(focus.phrase, tie.words)}이(가) 속한 {within}"
         return f"{of(focus.phrase, tie.words)}에 해당하는"
+
+    def _within(self, edge: GEdge) -> str:
+        """The unit a transformed hand-off names ('시군구' when an address or a 법정동 is cut to its first two
+        words): a 리's ordinances are its 시군구's, and the question says so. '' for a value handed as it is."""
+        for b in edge.bindings:
+            if not b.pipe.startswith(("words(", "prefix(")):  # a place cut to the place it lies in
+                continue
+            param = self.sigs[edge.consumer].param(b.param)
+            kind = self.kinds.get(param.kind) if param is not None and param.kind else None
+            if kind is not None and kind.noun:
+                return kind.noun.removesuffix(" 이름").removesuffix(" 코드")
+        return ""
 
     def _hop_call(
         self, focus: Focus, edge: GEdge, call_id: str, literals: Mapping[str, Any]
@@ -560,11 +586,9 @@ class Chain:
         options: list[tuple[str, str, list[dict[str, Any]], str, str]] = []
         for out in sig.outputs:
             m = out.meaning
-            if (
-                m is None
-                or (m.ask is None and m.role != "order")
-                or m.role not in ("measure", "date", "enum", "order")
-            ):
+            if m is None or m.ask is None or m.role not in ("measure", "date", "enum", "order"):
+                # an order reduces only where it has words: a route's stops in sequence (정류소 순번), not a
+                # list's row number or the rank of a 법정동 among its siblings
                 continue
             options += _reductions(focus.rows, out.name, m, keep, noun)
         options = [o for o in options if not self.on_first_page(focus, o[2])]
@@ -659,6 +683,14 @@ class Chain:
 def _page_of(result: dict[str, Any]) -> int:
     size = result.get("page_size")
     return size if isinstance(size, int) and size > 0 else 10**9
+
+
+def _piped(value: Any, pipe: str) -> Any:
+    """The value an edge hands on through its transform (None when the transform does not apply)."""
+    try:
+        return apply(value, pipe)
+    except ValueError:
+        return None
 
 
 def _reductions(

@@ -49,7 +49,9 @@ Role = Literal[
 - `date`, `time`, `year`: when; compared as dates;
 - `enum`: one of a few categories (학교종류, 등기 여부): a filter and an answer, shown by its `labels`;
 - `text`: free text (주소, 비고): asked only where `ask` says so and the value is short;
-- `coord`: a coordinate; `order`: a sequence number; `meta`: paging, echo and bookkeeping fields. Never asked.
+- `coord`: a coordinate; `meta`: paging, echo and bookkeeping fields. Never asked.
+- `order`: a sequence number. Never asked; with `ask` it is a sequence people count along (a route's stops:
+  '40번째 정류소'), which EDGE reduces by position; without it a row number or a rank among siblings.
 """
 
 Wh = Literal["얼마", "몇", "무엇", "누구", "어디", "언제"]
@@ -113,7 +115,7 @@ class FieldMeaning(StrictModel):
             raise ValueError(f"only a measure has a unit (this field is a {self.role})")
         if self.labels and self.role not in ("enum", "code"):
             raise ValueError(f"only an enum or a code has labels (this field is a {self.role})")
-        if self.ask is not None and self.role not in ASKABLE:
+        if self.ask is not None and self.role not in ASKABLE and self.role != "order":
             raise ValueError(f"a {self.role} field is never asked about; drop `ask`")
         return self
 
