@@ -709,3 +709,49 @@ def test_a_dated_set_is_asked_for_its_latest_row_past_the_first_page(project: Pr
 
     asked, refused = asyncio.run(check())
     assert asked >= 4 and refused == 4 * len(names), (asked, refused)
+
+
+def test_a_question_phrase_says_no_word_twice() -> None:
+    """How EDGE joins an owner and what it owns ('A의 B'), written out by hand: a word the owner ends with is not
+    said again, and a noun that starts with that word and a particle continues the owner's phrase."""
+    from kopa_gen.edge.korean import of
+
+    assert of("초평 영업소", "영업소 교통량") == "초평 영업소의 교통량"
+    assert of("창원시 급행103번의 노선이 지나는 정류소 중 마지막 정류소", "정류소를 지나는 노선") == (
+        "창원시 급행103번의 노선이 지나는 정류소 중 마지막 정류소를 지나는 노선"
+    )
+    assert of("순창현포초등학교", "급식 식단") == "순창현포초등학교의 급식 식단"
+    assert (
+        of("서울 정류소", "정류장 목록") == "서울 정류소의 정류장 목록"
+    )  # '정류장' is not '정류소' + a particle
+
+
+def test_a_result_too_large_to_use_is_not_read_past_its_first_page(project: Project) -> None:
+    """The builder refuses a result of more than `max_rows` rows; its first page says how many there are, so no
+    further page is asked for (a 30,000-address search was read page by page before it was refused)."""
+    import random
+
+    from kopa_gen.edge.builder import Chain, NotInstantiable
+    from kopa_gen.language.task import GoldCall
+    from kopa_gen.runtime.session import Session
+    from kopa_gen.sandbox.config import SandboxConfig
+
+    sigs = {s.name: s for s in load_signatures(project, ["juso"])}
+
+    async def calls(max_rows: int) -> tuple[int, str]:
+        async with Session.open(project, ["juso"], sandbox=SandboxConfig(limits=False)) as session:
+            chain = Chain(project, session, sigs, {}, {}, random.Random(0), max_rows)
+            args, _ = chain._paged(
+                "juso_search_addresses", {**sigs["juso_search_addresses"].start, "keyword": "여주시"}
+            )
+            try:
+                await chain.run([GoldCall(id="c1", tool="juso_search_addresses", args=args, pages="all")])
+                said = "read"
+            except NotInstantiable as exc:
+                said = str(exc)
+            return len(session.calls), said
+
+    n, said = asyncio.run(calls(10))
+    assert n == 1 and "more than 10" in said, (n, said)
+    n, said = asyncio.run(calls(100_000))
+    assert n > 1 and said == "read", (n, said)  # the same search read to its end when it may be used

@@ -249,3 +249,34 @@ def test_the_walker_and_the_edge_probe_coerce_alike() -> None:
                 assert chain_coerce(project, tool, param.name, value) == probe_coerce(value, sig, param.name)
                 seen += 1
     assert seen > 100
+
+
+def test_a_literal_the_query_says_in_words_is_given(tmp_path: Path) -> None:
+    """A literal the query gives as its meaning words it (meaning.yaml `labels`: a city code said as its city's
+    name) is no hidden hand-off, even where an earlier result holds the same value; the same literal without
+    those words in the query still is one."""
+    hidden = {
+        **BASE,
+        "max_calls": 2,
+        "gold": [
+            {"calls": [{"id": "fruit", "tool": "toy_list_fruits", "args": {"name": "사과"}}]},
+            {"calls": [{"id": "green", "tool": "toy_list_fruits", "args": {"name": "청사과"}}]},
+        ],
+        "answer_from": {"from": "green", "path": "max(rows[*].price)"},
+    }
+    said = {**hidden, "query": "사과가 들어간 과일과 푸른 사과 가운데 가장 비싼 과일의 가격은?"}
+    write_project(tmp_path)
+    meaning = tmp_path / "specs" / "platforms" / "toy" / "meaning.yaml"
+    meaning.write_text("platform: toy\nparams:\n  name: {labels: {청사과: 푸른 사과, 사과: 사과}}\n", "utf-8")
+    for task, problems in ((hidden, 1), (said, 0)):
+        folder = tmp_path / "specs" / "tasks" / "finance"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "fin-001.yaml").write_text(
+            yaml.safe_dump(task, allow_unicode=True, sort_keys=False), "utf-8"
+        )
+        project = load_project(tmp_path)
+        build(project)
+        ensure_world(project.world)
+        _, diags = compile_fixtures(project)
+        found = [d.render() for d in diags.errors if "is not in the query but is in the result" in d.render()]
+        assert len(found) == problems, found

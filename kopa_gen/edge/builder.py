@@ -257,7 +257,9 @@ class Chain:
             gold=[GoldStep(calls=calls)],
         )
         before = len(self.walk.problems)
-        await walk_chain(self.project, task, self.session, Walker(strict=True), self.walk)
+        await walk_chain(
+            self.project, task, self.session, Walker(strict=True, max_rows=self.max_rows), self.walk
+        )
         if len(self.walk.problems) > before:
             raise NotInstantiable(self.walk.problems[before].message[:160])
         kept: list[GoldCall] = []

@@ -77,7 +77,7 @@ def sentence(text: str) -> str:
 
 def of(owner: str, noun: str, ctx: str = "") -> str:
     """'A의 B' without saying a word twice: '초평 영업소' + '영업소 교통량' -> '초평 영업소의 교통량', '… 전체 교통량'
-    + '교통량' -> '… 전체 교통량'."""
+    + '교통량' -> '… 전체 교통량', '… 마지막 정류소' + '정류소를 지나는 노선' -> '… 마지막 정류소를 지나는 노선'."""
     owner, noun = _SPACES.sub(" ", owner).strip(), _SPACES.sub(" ", noun).strip()
     if not owner:
         return f"{ctx} {noun}".strip()
@@ -89,6 +89,11 @@ def of(owner: str, noun: str, ctx: str = "") -> str:
     if said[-1] == "전체":
         said = said[:-1]
     words = noun.split(" ")
+    last, first = said[-1], words[0]
+    if not ctx and owner == bare and first != last and first.startswith(last) and len(first) - len(last) <= 2:
+        # the noun starts with the owner's last word and a particle: '… 마지막 정류소' + '정류소를 지나는 노선'
+        # -> '… 마지막 정류소를 지나는 노선'
+        return _SPACES.sub(" ", f"{owner}{first[len(last) :]} {' '.join(words[1:])}").strip()
     for n in range(min(len(said), len(words) - 1), 0, -1):
         if said[-n:] == words[:n]:
             noun = " ".join(words[n:])

@@ -223,6 +223,15 @@ def walk_problems(project: Project, task: Task, walk: Walk, answer_value: Any) -
     return out
 
 
+def _said(project: Project, tool: str, name: str, value: Any, query: _Query) -> bool:
+    """Whether the query says the literal as its meaning words it (meaning.yaml `say` / `labels`): a city
+    code the query gives as its city's name ('창원시' for TAGO's 38010)."""
+    meaning = project.meaning(project.platform_of(tool).id)
+    param = meaning.param(tool, name) if meaning is not None else None
+    words = param.phrase(value) if param is not None else None
+    return bool(words) and words != to_text(value).strip() and query.gives(words)
+
+
 def _literals(
     project: Project, call: GoldCall, loc: Loc, query: _Query, earlier: dict[str, Any]
 ) -> list[Problem]:
@@ -235,7 +244,7 @@ def _literals(
         enum = _enum(project, call.tool, name)
         for item in value if isinstance(value, list) else [value]:
             text = to_text(item).strip()
-            if query.gives(text) or text in enum:
+            if query.gives(text) or text in enum or _said(project, call.tool, name, item, query):
                 continue
             if write:
                 out.append(

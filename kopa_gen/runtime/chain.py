@@ -68,6 +68,9 @@ class Walker:
     # asks the API to sort or filter where the gold reads every page)
     plan: Callable[[GoldCall, dict[str, Any]], tuple[dict[str, Any], bool]] | None = None
     strict: bool = False  # the build: a reference that does not resolve or a call that fails is a Problem
+    # a result whose first page says it holds more rows than this is not read further (EDGE's builder, which
+    # refuses such a result: 30,000 addresses were read page by page before it did)
+    max_rows: int | None = None
 
 
 @dataclass
@@ -265,6 +268,9 @@ async def _more_pages(
         if paging is None:
             continue
         page_arg, size_arg = paging
+        total = unit.result.get("total_count")
+        if walker.max_rows is not None and isinstance(total, int) and total > walker.max_rows:
+            continue
         rows = list(unit.result.get("rows") or [])
         size = unit.result.get("page_size")
         for page in range(2, 2 + _pages_left(unit.result)):

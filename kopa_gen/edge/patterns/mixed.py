@@ -1,6 +1,8 @@
 """Mixed: two features in one chain, composed from the others' moves: a reduction that keeps a few rows and a
-fan-out over them, a reduction followed by a Sem pair, a Cmp pair or a branch. The second feature is drawn by
-weight, and the others are tried in turn (each from the same place) when the drawn one cannot be built there."""
+fan-out over them, a reduction followed by a Sem pair, a Cmp pair or a branch, on the chosen row itself or on
+what the row it chose is handed to (the 40th stop of a route, then the routes and the buses of that stop). The
+second feature is drawn by weight, and the others are tried in turn (each from the same place) when the drawn
+one cannot be built there."""
 
 from __future__ import annotations
 
@@ -8,13 +10,14 @@ import random
 from collections.abc import Awaitable, Callable
 
 from kopa_gen.edge.asks import Ask
-from kopa_gen.edge.builder import Chain, Focus
+from kopa_gen.edge.builder import PHI, Chain, Focus, GEdge, NotInstantiable
 from kopa_gen.edge.patterns import pattern
 from kopa_gen.edge.patterns.cmp import compare
 from kopa_gen.edge.patterns.cond import branch
+from kopa_gen.edge.patterns.drv import distinct
 from kopa_gen.edge.patterns.fan import fan_out
 from kopa_gen.edge.patterns.sem import semantic_pair
-from kopa_gen.edge.walks import first_working, paged_set, walk_then
+from kopa_gen.edge.walks import TRIES, first_working, out_edges, paged_set, small_set, walk_then
 
 WEIGHTS = {"fan": 4, "sem": 3, "cmp": 2, "cond": 1}
 
@@ -43,4 +46,42 @@ async def compose(chain: Chain, rows: Focus, rng: random.Random) -> Ask:
 
         return move
 
-    return await first_working(chain, [then(s) for s in order], f"nothing to compose after {rows.tool}")
+    def handed(second: str) -> Callable[[], Awaitable[Ask]]:
+        async def move() -> Ask:
+            return await after_hop(chain, rows, second, rng)
+
+        return move
+
+    moves = [then(s) for s in order] + [handed(s) for s in order]
+    return await first_working(chain, moves, f"nothing to compose after {rows.tool}")
+
+
+async def after_hop(chain: Chain, rows: Focus, second: str, rng: random.Random) -> Ask:
+    """The reduction's row handed on (a Drv junction), and the second feature built on what that call found: a
+    fan-out over its 2..φ rows, or a Sem pair, a Cmp pair or a branch from its one row."""
+    one = chain.narrow(rows, "one")
+    edges = [e for e in out_edges(chain, one) if distinct(rows, e.bindings[0].field) > PHI]
+    rng.shuffle(edges)
+
+    def via(edge: GEdge) -> Callable[[], Awaitable[Ask]]:
+        async def move() -> Ask:
+            found = await chain.hop(one, edge)
+            if second == "fan":
+                if not small_set(found):
+                    raise NotInstantiable(
+                        f"{edge.consumer} found {len(found.rows)} rows, not 2..{PHI} to fan out over"
+                    )
+                return await fan_out(chain, found, rng)
+            if not found.single:
+                raise NotInstantiable(f"{edge.consumer} found {len(found.rows)} rows, not one")
+            if second == "sem":
+                return await semantic_pair(chain, found, rng)
+            if second == "cmp":
+                return await compare(chain, found, rng)
+            return await branch(chain, found, rng)
+
+        return move
+
+    return await first_working(
+        chain, [via(e) for e in edges[:TRIES]], f"no edge hands {rows.tool}'s chosen row on"
+    )
