@@ -163,6 +163,17 @@ def test_synthesis_is_deterministic(
     assert [c.task.model_dump_json() for c in again] == [c.task.model_dump_json() for c in first]
 
 
+def test_no_domain_and_no_ending_fills_the_set(synthesized: tuple[list[Candidate], Report]) -> None:
+    """No domain keeps more than 30% of the tasks asked for (SynthConfig.max_domain_share): of 4 tasks, at most
+    2 in one domain, though the test G*'s traffic chains build most easily. No ending (the last tool and the
+    question asked of it) closes more than 10% of them: of 4, each ends differently."""
+    cands, _ = synthesized
+    by_domain = Counter(c.task.domain for c in cands)
+    assert len(cands) >= 2 and max(by_domain.values()) <= 2, by_domain
+    endings = [(c.task.gold[-1].calls[-1].tool, c.ask.kind) for c in cands]
+    assert len(set(endings)) == len(endings), endings
+
+
 def test_excluded_platforms_are_never_touched(project: Project, gstar: GraphDoc) -> None:
     cands, _ = asyncio.run(
         synthesize(project, gstar, SynthConfig(tasks=2, mix=MIX, attempts=20, exclude=("tago",)))
@@ -755,3 +766,61 @@ def test_a_result_too_large_to_use_is_not_read_past_its_first_page(project: Proj
     assert n == 1 and "more than 10" in said, (n, said)
     n, said = asyncio.run(calls(100_000))
     assert n > 1 and said == "read", (n, said)  # the same search read to its end when it may be used
+
+
+def test_account_lines_are_never_compared_and_a_company_number_is_its_own(project: Project) -> None:
+    """A company's 법인등록번호 handed on from its own outline reads as the company's own ('X의 재무상태표'),
+    as meaning.yaml `own` says, where 'X의 법인등록번호에 해당하는 재무상태표' was refused before. The statement
+    it finds is a list of different accounts (`rows: kinds`): no question ranks, sums or compares their amounts,
+    while the company's subsidiaries (rows alike) are asked which is the largest by 총자산."""
+    import random
+
+    from kopa_gen.edge.asks import ask_number, ask_set
+    from kopa_gen.edge.builder import Chain, GEdge, NotInstantiable
+    from kopa_gen.edge.scorer import Binding
+    from kopa_gen.edge.starts import start_specs
+    from kopa_gen.runtime.session import Session
+    from kopa_gen.sandbox.config import SandboxConfig
+
+    sigs = {s.name: s for s in load_signatures(project, ["fsc"])}
+    sheet, subsidiaries = (
+        GEdge(f"o->{c}", "fsc_get_corp_outline", c, (Binding("crno", "crno", 1.0),), {})
+        for c in ("fsc_get_balance_sheet", "fsc_get_consolidated_subsidiaries")
+    )
+    out = {"fsc_get_corp_outline": [sheet, subsidiaries]}
+    (spec,) = [s for s in start_specs(project, sigs.values(), out, 0) if s.param == "corpNm"]
+
+    async def check() -> tuple[int, int]:
+        refused = largest = 0
+        async with Session.open(project, ["fsc"], sandbox=SandboxConfig(limits=False)) as session:
+            for values in spec.values[:8]:
+                chain = Chain(project, session, sigs, out, {}, random.Random(0))
+                try:
+                    company = await chain.start(spec, values)
+                except NotInstantiable:
+                    continue
+                assert chain.tie(sheet).how == "own"
+                mark = chain.mark()
+                try:
+                    lines = await chain.hop(company, sheet)
+                except NotInstantiable:
+                    continue
+                assert lines.phrase.startswith(values["corpNm"]) and "법인등록번호" not in lines.phrase
+                if len(lines.rows) > 5 and chain.paged(lines):
+                    for seed in range(4):
+                        with pytest.raises(NotInstantiable, match="no question over the rows"):
+                            ask_set(chain, lines, random.Random(seed), set(), counts=False)
+                    with pytest.raises(NotInstantiable, match="no number to compare"):
+                        ask_number(chain, lines, random.Random(0))
+                    refused += 1
+                chain.rollback(mark)
+                try:
+                    subs = await chain.hop(company, subsidiaries)
+                    asked = ask_set(chain, subs, random.Random(0), set(), counts=False)
+                except NotInstantiable:
+                    continue
+                largest += asked.kind in ("argmax", "argmin", "max", "min")
+        return refused, largest
+
+    refused, largest = asyncio.run(check())
+    assert refused >= 2 and largest >= 1, (refused, largest)

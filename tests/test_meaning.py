@@ -81,6 +81,12 @@ def test_a_meaning_file_loads(tmp_path: Path) -> None:
             "platform: fruit",
             "specs/platforms/toy/meaning.yaml:1: platform: error: must be 'toy'",
         ),
+        (
+            "{topic: 과일 가격, noun: 과일, counter: 개}",
+            "{topic: 과일 가격, noun: 과일, counter: 개, own: [cod]}",
+            "specs/platforms/toy/meaning.yaml:9: tools.toy_list_fruits.own.cod: error: no response field is named "
+            "'cod'",
+        ),
     ],
 )
 def test_a_name_that_is_not_there_is_named(tmp_path: Path, old: str, new: str, message: str) -> None:
@@ -110,6 +116,11 @@ def test_a_name_that_is_not_there_is_named(tmp_path: Path, old: str, new: str, m
             "{role: measure, unit: 원, ask: 가격}",
             "{role: measure, unit: 원, ask: 가격, over: [median]}",
             "fields.price.over[0]: error: Input should be 'sum' or 'avg'",
+        ),
+        (
+            "{topic: 과일 가격, noun: 과일, counter: 개}",
+            "{topic: 과일 가격, noun: 과일, counter: 개, rows: mixed}",
+            "tools.toy_list_fruits.rows: error: Input should be 'alike' or 'kinds'",
         ),
     ],
 )

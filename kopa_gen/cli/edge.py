@@ -74,6 +74,8 @@ class SynthOptions:
     exclude_platforms: list[str] = field(default_factory=list)
     max_rows: int
     max_guess: float
+    max_domain_share: float
+    max_ending_share: float
     writer: EndpointSettings | None = field(default=None, metadata={"endpoint": "writer"})
     judge: EndpointSettings | None = field(default=None, metadata={"endpoint": "judge"})
     second_judge: EndpointSettings | None = field(default=None, metadata={"endpoint": "second-judge"})
@@ -131,6 +133,8 @@ def cmd_edge_synth(o: SynthOptions) -> int:
         exclude=tuple(o.exclude_platforms),
         max_rows=o.max_rows,
         max_guess=o.max_guess,
+        max_domain_share=o.max_domain_share,
+        max_ending_share=o.max_ending_share,
         judges=judges,
         resolver=o.resolver,
         verifier=o.verifier,
@@ -252,6 +256,18 @@ def add_commands(sub: Subparsers) -> None:
         type=fraction,
         default=ConfigDefault(f"{_SYNTH}.max_guess"),
         help="drop a task that guessing from its answer pool passes more often than this",
+    )
+    es.add_argument(
+        "--max-domain-share",
+        type=fraction,
+        default=ConfigDefault(f"{_SYNTH}.max_domain_share"),
+        help="no domain keeps more than this share of --tasks (the others are tried on)",
+    )
+    es.add_argument(
+        "--max-ending-share",
+        type=fraction,
+        default=ConfigDefault(f"{_SYNTH}.max_ending_share"),
+        help="no ending (last tool and the question asked of it) closes more than this share of --tasks",
     )
     Endpoint.add(es, "writer", url_help="OpenAI-compatible endpoint that rewords the composed questions")
     Endpoint.add(es, "judge", url_help="first judge of the LLM static filter (needs --second-judge-*)")

@@ -187,7 +187,9 @@ def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str], cou
     counter = sig.about.counter if sig.about is not None else "개"
     rows = focus.rows
     kinds: list[tuple[str, OutField]] = []
-    for o in asked_fields(sig, ("measure",)):
+    # rows that are each another quantity (account lines, indicators) are never compared with one another
+    alike = sig.about is None or sig.about.rows == "alike"
+    for o in asked_fields(sig, ("measure",)) if alike else ():
         nums = [maybe_number(r.get(o.name)) for r in rows]
         if (
             sum(n is not None for n in nums) >= max(2, len(rows) // 2)
@@ -391,8 +393,8 @@ def _item_rows(item: Any) -> list[dict[str, Any]]:
 def ask_number(
     chain: Chain, focus: Focus, rng: random.Random, field: str | None = None
 ) -> tuple[From, FieldMeaning, str]:
-    """One number of a focus, for Cmp and Cond: a measure of the one row, or (of a set) a measure's sum. Returns
-    the reference, the field's meaning and the quantity in words."""
+    """One number of a focus, for Cmp and Cond: a measure of the one row, or (of a set of rows of one kind) the
+    sum of a measure that adds up. Returns the reference, the field's meaning and the quantity in words."""
     sig = chain.sigs[focus.tool]
     options = [o for o in asked_fields(sig, ("measure",)) if field is None or o.name == field]
     rng.shuffle(options)
@@ -403,7 +405,9 @@ def ask_number(
             if maybe_number(focus.rows[0].get(o.name)) is None:
                 continue
             return _from(focus.call, focus.path(o.name)), m, m.ask
-        if all(maybe_number(r.get(o.name)) is not None for r in focus.rows):
+        alike = sig.about is None or sig.about.rows == "alike"
+        if alike and "sum" in m.over and all(maybe_number(r.get(o.name)) is not None for r in focus.rows):
+            # a sum only where the measure adds up (meaning.yaml `over`) over rows of one kind
             return _from(focus.call, f"sum({focus.sel}[*].{o.name})"), m, f"{m.ask} 합계"
     raise NotInstantiable(f"no number to compare in {focus.tool}")
 
@@ -415,7 +419,7 @@ def ask_pair(
     if op == "diff":
         ref_a, m, what = ask_number(chain, a, rng)
         field = ref_a.path.split(".")[-1].rstrip(")")
-        ref_b, _, _ = ask_number(chain, b, rng, field if a.single and b.single else None)
+        ref_b, _, _ = ask_number(chain, b, rng, field)  # the same quantity on both sides
         if ref_a.path.split("(")[0] != ref_b.path.split("(")[0]:
             raise NotInstantiable("the two sides give different quantities")
         answer_from = Combine(op="diff", of=[ref_a, ref_b])

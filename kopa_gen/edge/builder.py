@@ -284,7 +284,7 @@ class Chain:
 
     def literals(self, sig: ToolSig, defaults: Mapping[str, Sequence[str | int]]) -> dict[str, Any]:
         """Values for the consumer's unbound required arguments: the one an earlier call gave (`carried`), else
-        one a question can say."""
+        one a question can say; and the arguments the tool's first call adds (x-kopa.start)."""
         out: dict[str, Any] = {}
         for name, values in sorted(defaults.items()):
             carried = self.carried(name)
@@ -296,6 +296,20 @@ class Chain:
             if not sayable:
                 raise NotInstantiable(f"{sig.name}.{name}: no value a question can state")
             out[name] = self.rng.choice(sayable)
+        for name, value in sig.start.items():  # an argument the tool's first call adds (x-kopa.start): the
+            # disclosure list's start date, without which it answers today's filings only; a documented
+            # example where there is one (a period of years, not the two months a first look takes)
+            if name not in out:
+                carried = self.carried(name)
+                param = sig.param(name)
+                documented = [
+                    v
+                    for v in self.examples.get(sig.platform, {}).get(name, ())
+                    if param is not None and arg_words(v, param.meaning) is not None
+                ]
+                out[name] = (
+                    carried if carried is not None else self.rng.choice(documented) if documented else value
+                )
         return out
 
     def carried(self, name: str) -> Any:
@@ -374,15 +388,19 @@ class Chain:
 
     def _held(self, edge: GEdge, rows: Sequence[dict[str, Any]]) -> bool:
         """False when the world is known to hold no row for a value the edge would hand on (kopa_gen/edge/found.py);
-        True when it holds them all or cannot say."""
+        True when it holds them all or cannot say. A set a reduction will choose from (more than φ rows) needs
+        one held value only: one row crosses (a company's filings, of which only some have a document)."""
         if self.found is None:
             return True
+        some = len(rows) > PHI
         for b in edge.bindings:
             if b.pipe:
                 continue
-            for r in rows:
-                if self.found.has(edge.consumer, b.param, str(r.get(b.field)).strip()) is False:
-                    return False
+            held = [
+                self.found.has(edge.consumer, b.param, str(r.get(b.field)).strip()) is not False for r in rows
+            ]
+            if not (any(held) if some else all(held)):
+                return False
         return True
 
     def _open_ties(self) -> tuple[str, ...]:
@@ -455,6 +473,8 @@ class Chain:
         noun = sig.about.noun if sig.about is not None else ""
         if m is None:
             tie = Tie("refused", f"{field}: no meaning to say the hand-off with")
+        elif sig.about is not None and edge.bindings[0].field in sig.about.own:
+            tie = Tie("own")  # meaning.yaml says the field identifies the row's own entity
         elif (
             (
                 m.role in ("id", "name")
@@ -577,10 +597,11 @@ class Chain:
         head = focus.rows[: size if size is not None else len(focus.rows)]
         return all(any(r is c for r in head) for c in chosen)
 
-    def narrow(self, focus: Focus, keep: Literal["one", "few"]) -> Focus:
+    def narrow(self, focus: Focus, keep: Literal["one", "few"], edge: GEdge | None = None) -> Focus:
         """A Drv reduction over a set (no call): the row at an extreme of a measure or date, or the rows past a
         threshold or of one category, so that one (or 2..φ) rows remain, not all of them on the first page (a
-        policy that never pages would choose right). Codes are never pivots."""
+        policy that never pages would choose right). Codes are never pivots. Given the `edge` the rows will be
+        handed along, only reductions whose rows the world holds a result for."""
         if focus.single or len(focus.rows) <= PHI:
             raise NotInstantiable("nothing to reduce: the set is small already")
         sig = self.sigs[focus.tool]
@@ -592,8 +613,15 @@ class Chain:
                 # an order reduces only where it has words: a route's stops in sequence (정류소 순번), not a
                 # list's row number or the rank of a 법정동 among its siblings
                 continue
+            if m.role == "measure" and sig.about is not None and sig.about.rows == "kinds":
+                continue  # account lines are not ranked by their amounts
             options += _reductions(focus.rows, out.name, m, keep, noun)
-        options = [o for o in options if not self.on_first_page(focus, o[2])]
+        options = [
+            o
+            for o in options
+            if not self.on_first_page(focus, o[2]) and (edge is None or self._held(edge, o[2]))
+        ]  # with `edge`: only a choice the world answers when it is handed on (the earliest filing may have
+        # no document)
         if not options:
             raise NotInstantiable(
                 f"no measure, date or category of {focus.tool} reduces its rows to {keep} past its first page"

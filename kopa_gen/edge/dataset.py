@@ -73,6 +73,12 @@ class SynthConfig:
     exclude: tuple[str, ...] = ()  # platforms no chain may touch (the benchmark's held-out split)
     max_rows: int = 300  # a result with more rows cannot be read whole in a training context
     max_guess: float = 0.2  # pool-guess's expected pass@1 above this drops the task
+    max_domain_share: float = 0.3  # no domain keeps more than this share of the tasks asked for (the paper's
+    # six domains; a domain whose chains build easily would otherwise fill the set)
+    max_ending_share: float = (
+        0.1  # no ending (the last tool and the question asked of it) ends more than this
+    )
+    # share of the tasks asked for: 'the latest ordinance of the 시군구 where X is' closed chains from every domain
     policies: tuple[str, ...] = SHORTCUT_POLICIES  # shortcut policies that must fail the task
     judges: tuple[EndpointSettings, ...] = ()  # two OpenAI-compatible judges for the LLM static filter
     resolver: EndpointSettings | None = None  # an OpenAI-compatible model that re-solves every task (stage 4)
@@ -245,6 +251,10 @@ async def synthesize(
     done: Counter[str] = Counter()
     tried: Counter[str] = Counter()  # attempts per type
     domain_names = sorted(domains)
+    per_domain: Counter[str] = Counter()  # kept tasks per domain
+    cap = max(1, math.ceil(config.max_domain_share * config.tasks))
+    endings: Counter[str] = Counter()  # kept tasks per ending: last tool and the question asked of it
+    ending_cap = max(1, math.ceil(config.max_ending_share * config.tasks))
     attempt = 0
     while sum(done.values()) < config.tasks:
         # the type furthest behind its quota (seeded among ties); a type that used up its attempts is given up
@@ -253,7 +263,10 @@ async def synthesize(
             break
         wanted = rng.choices(open_types, weights=[want[t] - done[t] for t in open_types])[0]
         tried[wanted] += 1
-        domain = domain_names[attempt % len(domain_names)]
+        open_domains = [d for d in domain_names if per_domain[d] < cap]
+        if not open_domains:
+            break
+        domain = open_domains[attempt % len(open_domains)]
         attempt += 1
         spec = rng.choice(domains[domain])
         values = spec.values[cursor[spec.tool + spec.param] % len(spec.values)]
@@ -274,6 +287,11 @@ async def synthesize(
         typ = chain_type(set(chain.features))
         if done[typ] >= want.get(typ, 0):  # a recipe may build another type: kept while that type has room
             report.not_instantiable[f"{recipe}: built a {typ} chain, whose quota is full"] += 1
+            continue
+        last_tool = chain.steps[-1].calls[-1].tool
+        ending = f"{last_tool} {ask.kind}"
+        if endings[ending] >= ending_cap:
+            report.not_instantiable[f"{recipe}: ends as {endings[ending]} kept tasks end ({ending})"] += 1
             continue
         report.drafts[typ] += 1
         task_id = f"{typ}-{done[typ] + 1:04d}"
@@ -296,6 +314,8 @@ async def synthesize(
         report.seconds["filter"] += time.perf_counter() - t1
         if ok:
             done[typ] += 1
+            per_domain[domain] += 1
+            endings[ending] += 1
             report.kept[typ] += 1
             kept.append(cand)
             if say is not None:

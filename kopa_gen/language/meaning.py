@@ -188,6 +188,17 @@ class ToolMeaning(StrictModel):
     topic: str = Field(description="What a person calls the result ('직원 현황', '노선이 지나는 정류소').")
     noun: str = Field(description="What one row is ('직원 구분', '정류소', '학교').")
     counter: str = Field(default="개", description="How rows are counted ('명', '곳', '개', '건').")
+    rows: Literal["alike", "kinds"] = Field(
+        default="alike",
+        description="`alike`: every row is one thing of the same kind (a school, a filing), and a measure compares "
+        "across rows; `kinds`: each row is a different quantity (an account line, a financial indicator, a dividend "
+        "item), read by its name: its measures are never compared, summed or reduced across rows.",
+    )
+    own: list[str] = Field(
+        default_factory=list,
+        description="Fields that identify the entity a row is about (a company outline's 법인등록번호 and 고유번호): "
+        "handed on, they read as the row's own ('X의 재무상태표'), never as 'X의 법인등록번호에 해당하는 …'.",
+    )
     fields: dict[str, FieldMeaning] = Field(
         default_factory=dict, description="This tool's own field readings."
     )
@@ -284,6 +295,9 @@ def load_meaning(
             continue
         _check_names(src, ("tools", tool, "params"), own.params, tools[tool][0], "parameter", diags)
         _check_names(src, ("tools", tool, "fields"), own.fields, tools[tool][1], "response field", diags)
+        _check_names(
+            src, ("tools", tool, "own"), dict.fromkeys(own.own), tools[tool][1], "response field", diags
+        )
     known = set(kinds.kinds) if kinds is not None else set()
     for name in meaning.kinds:
         if name in known:

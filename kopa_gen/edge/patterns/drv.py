@@ -29,7 +29,7 @@ async def reduce_and_hop(chain: Chain, rows: Focus, rng: random.Random) -> Ask:
 
     def via(edge: GEdge) -> Callable[[], Awaitable[Ask]]:
         async def move() -> Ask:
-            return ask_last(chain, await chain.hop(chain.narrow(rows, "one"), edge), rng)
+            return ask_last(chain, await chain.hop(chain.narrow(rows, "one", edge), edge), rng)
 
         return move
 

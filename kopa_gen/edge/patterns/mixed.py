@@ -59,13 +59,12 @@ async def compose(chain: Chain, rows: Focus, rng: random.Random) -> Ask:
 async def after_hop(chain: Chain, rows: Focus, second: str, rng: random.Random) -> Ask:
     """The reduction's row handed on (a Drv junction), and the second feature built on what that call found: a
     fan-out over its 2..φ rows, or a Sem pair, a Cmp pair or a branch from its one row."""
-    one = chain.narrow(rows, "one")
-    edges = [e for e in out_edges(chain, one) if distinct(rows, e.bindings[0].field) > PHI]
+    edges = [e for e in out_edges(chain, rows) if distinct(rows, e.bindings[0].field) > PHI]
     rng.shuffle(edges)
 
     def via(edge: GEdge) -> Callable[[], Awaitable[Ask]]:
         async def move() -> Ask:
-            found = await chain.hop(one, edge)
+            found = await chain.hop(chain.narrow(rows, "one", edge), edge)
             if second == "fan":
                 if not small_set(found):
                     raise NotInstantiable(
