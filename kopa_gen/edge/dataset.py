@@ -255,6 +255,7 @@ async def synthesize(
     cap = max(1, math.ceil(config.max_domain_share * config.tasks))
     endings: Counter[str] = Counter()  # kept tasks per ending: last tool and the question asked of it
     ending_cap = max(1, math.ceil(config.max_ending_share * config.tasks))
+    domain_tries: Counter[str] = Counter()
     attempt = 0
     while sum(done.values()) < config.tasks:
         # the type furthest behind its quota (seeded among ties); a type that used up its attempts is given up
@@ -266,9 +267,17 @@ async def synthesize(
         open_domains = [d for d in domain_names if per_domain[d] < cap]
         if not open_domains:
             break
-        domain = open_domains[attempt % len(open_domains)]
+        # the domain with the fewest kept tasks, as often as its attempts allow: weight 1 / ((tried + 2) * (kept +
+        # 1)), so a domain that keeps nothing is still tried, and one that keeps easily stops crowding the others
+        domain = rng.choices(
+            open_domains,
+            weights=[1 / ((domain_tries[d] + 2) * (per_domain[d] + 1)) for d in open_domains],
+        )[0]
+        domain_tries[domain] += 1
         attempt += 1
-        spec = rng.choice(domains[domain])
+        # a lookup by how many names it has (a company outline's 5,000 over an affiliate list's 47)
+        specs_here = domains[domain]
+        spec = rng.choices(specs_here, weights=[math.sqrt(len(x.values)) for x in specs_here])[0]
         values = spec.values[cursor[spec.tool + spec.param] % len(spec.values)]
         name = values[spec.param]
         cursor[spec.tool + spec.param] += 1

@@ -77,7 +77,8 @@ def sentence(text: str) -> str:
 
 def of(owner: str, noun: str, ctx: str = "") -> str:
     """'A의 B' without saying a word twice: '초평 영업소' + '영업소 교통량' -> '초평 영업소의 교통량', '… 전체 교통량'
-    + '교통량' -> '… 전체 교통량', '… 마지막 정류소' + '정류소를 지나는 노선' -> '… 마지막 정류소를 지나는 노선'."""
+    + '교통량' -> '… 전체 교통량', '… 마지막 정류소' + '정류소를 지나는 노선' -> '… 마지막 정류소를 지나는 노선',
+    '… 노선 각각' + '노선 운행 정보' -> '… 노선 각각의 운행 정보'."""
     owner, noun = _SPACES.sub(" ", owner).strip(), _SPACES.sub(" ", noun).strip()
     if not owner:
         return f"{ctx} {noun}".strip()
@@ -86,11 +87,17 @@ def of(owner: str, noun: str, ctx: str = "") -> str:
         return owner
     # the longest run of words the owner ends with (before a closing 전체) that the noun starts with
     said = owner.split(" ")
-    if said[-1] == "전체":
+    if said[-1] in ("전체", "각각"):
         said = said[:-1]
     words = noun.split(" ")
     last, first = said[-1], words[0]
-    if not ctx and owner == bare and first != last and first.startswith(last) and len(first) - len(last) <= 2:
+    if (
+        not ctx
+        and (owner == last or owner.endswith(f" {last}"))
+        and first != last
+        and first.startswith(last)
+        and len(first) - len(last) <= 2
+    ):
         # the noun starts with the owner's last word and a particle: '… 마지막 정류소' + '정류소를 지나는 노선'
         # -> '… 마지막 정류소를 지나는 노선'
         return _SPACES.sub(" ", f"{owner}{first[len(last) :]} {' '.join(words[1:])}").strip()
