@@ -825,3 +825,33 @@ def test_account_lines_are_never_compared_and_a_company_number_is_its_own(projec
 
     refused, largest = asyncio.run(check())
     assert refused >= 2 and largest >= 1, (refused, largest)
+
+
+def test_a_branch_not_taken_is_named_as_its_hop_would_be(project: Project, gstar: GraphDoc) -> None:
+    """Cond names the branch it does not execute ('…에서 X를 알려 주세요') with `Chain.phrase_after`; here each
+    edge out of the first looked-up entities is executed too, and the name the hop gives its result is the
+    one the branch would have said (edges with literal arguments add their words to the hop and are left out)."""
+    from kopa_gen.edge.builder import NotInstantiable
+    from kopa_gen.edge.walks import out_edges
+
+    async def check() -> int:
+        compared = 0
+        async for chain, focus in _started(project, gstar):
+            for edge in out_edges(chain, focus):
+                if edge.defaults or chain.sigs[edge.consumer].start:
+                    continue
+                said = chain.phrase_after(focus, edge)
+                mark = chain.mark()
+                hops = chain.attribute_hops
+                try:
+                    found = await chain.hop(focus, edge)
+                except NotInstantiable:
+                    continue
+                finally:
+                    chain.rollback(mark)
+                    chain.attribute_hops = hops
+                assert found.phrase == said, (edge.id, found.phrase, said)
+                compared += 1
+        return compared
+
+    assert asyncio.run(check()) >= 5

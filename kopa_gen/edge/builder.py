@@ -523,6 +523,23 @@ class Chain:
             return f"{of(focus.phrase, tie.words)}이(가) 속한 {within}"
         return f"{of(focus.phrase, tie.words)}에 해당하는"
 
+    def phrase_after(self, focus: Focus, edge: GEdge) -> str:
+        """How the question would name what `edge`'s consumer finds for the focus row, without calling it or
+        counting the hand-off (Cond's branch not taken): as `_owner` and `_result_focus` would say it."""
+        tie = self.tie(edge)
+        if tie.how == "refused":
+            raise NotInstantiable(tie.words)
+        within = self._within(edge)
+        if tie.how == "own":
+            owner = f"{focus.phrase}이(가) 속한 {within}" if within else focus.phrase
+        elif within:
+            owner = f"{of(focus.phrase, tie.words)}이(가) 속한 {within}"
+        else:
+            owner = f"{of(focus.phrase, tie.words)}에 해당하는"
+        sig = self.sigs[edge.consumer]
+        topic = sig.about.topic if sig.about is not None else sig.title
+        return f"{owner} {topic}" if owner.endswith("해당하는") else of(owner, topic)
+
     def _within(self, edge: GEdge) -> str:
         """The unit a transformed hand-off names ('시군구' when an address or a 법정동 is cut to its first two
         words): a 리's ordinances are its 시군구's, and the question says so. '' for a value handed as it is."""

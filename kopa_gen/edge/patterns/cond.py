@@ -58,9 +58,9 @@ async def branch(chain: Chain, focus: Focus, rng: random.Random) -> Ask:
         raise NotInstantiable(f"{other.consumer} has nothing to ask about")
     of = rng.choice(other_fields)
     assert of.meaning is not None
-    topic = other_sig.about.topic if other_sig.about is not None else other_sig.title
-    other_q = f"{focus.phrase}의 {topic}에서 {of.meaning.ask}을(를) 알려 주세요"
-    taken_q = ask.question.removesuffix("?").removesuffix("인가요") + "을(를) 알려 주세요"
+    # the branch not taken is named as a hop along its edge would name it ('X의 도로명 주소가 속한 시군구의
+    # 자치법규'), not as the focus's own topic ('학원의 학교 기본정보')
+    other_q = f"{chain.phrase_after(focus, other)}에서 {of.meaning.ask}을(를) 알려 주세요"
     taken_q = ask.question
     words = number_words(pivot, m.unit)
     chain.keep.append(words)
