@@ -233,34 +233,14 @@ def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str], cou
             if kind == "avg":
                 answer = answer.model_copy(update={"rel_tolerance": 0.001})
             return Ask(kind, answer_from, answer, value, question, f"{m.ask} {word}")  # type: ignore[arg-type]
-        if kind in ("argmax", "argmin"):
-            which = "max" if kind == "argmax" else "min"
-            nums = [maybe_number(r.get(o.name)) for r in rows]
-            extreme = (
-                max(n for n in nums if n is not None)
-                if which == "max"
-                else min(n for n in nums if n is not None)
-            )
-            if sum(n == extreme for n in nums) != 1:
-                continue  # a tie has no single answer
-            if not paged_before and _extreme_on_first_page(chain, focus, o.name, which):
-                continue
-            name = rng.choice(names)
-            nm = name.meaning
-            assert nm is not None and nm.ask is not None
-            answer_from = _from(focus.call, f"{focus.sel}[{o.name}=@{which}].{name.name}")
-            value = _derive(chain, answer_from)
-            if str(value).strip() in avoid or chain.says(value):
-                continue
-            word = extreme_word(m, which)
-            question = f"{focus.phrase} 중 {m.ask}이(가) {word} {noun}의 {nm.ask}은(는) {_wh(nm)}인가요?"
-            return Ask(kind, answer_from, typed(value, nm), value, question, f"{m.ask} {word} {noun}")  # type: ignore[arg-type]
-        if kind in ("latest", "earliest"):
-            which = "max" if kind == "latest" else "min"
-            dated = [(_day(r.get(o.name)), r) for r in rows]
-            present = [d for d, _ in dated if d is not None]
-            latest_day = max(present) if which == "max" else min(present)
-            at = [r for d, r in dated if d == latest_day]
+        if kind in ("argmax", "argmin", "latest", "earliest"):
+            # the name of the one row at an extreme: of a measure (as a number) or of a date (as YYYYMMDD)
+            which = "max" if kind in ("argmax", "latest") else "min"
+            read = _day if kind in ("latest", "earliest") else maybe_number
+            keyed = [(read(r.get(o.name)), r) for r in rows]
+            present = [k for k, _ in keyed if k is not None]
+            extreme = max(present) if which == "max" else min(present)
+            at = [r for k, r in keyed if k == extreme]
             if len(at) != 1:
                 continue  # a tie has no single answer
             if not paged_before and chain.on_first_page(focus, at):
@@ -272,16 +252,13 @@ def ask_set(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str], cou
             value = _derive(chain, answer_from)
             if str(value).strip() in avoid or chain.says(value):
                 continue
-            word = "가장 최근인" if which == "max" else "가장 이른"
+            if kind in ("latest", "earliest"):
+                word = "가장 최근인" if which == "max" else "가장 이른"
+            else:
+                word = extreme_word(m, which)
             question = f"{focus.phrase} 중 {m.ask}이(가) {word} {noun}의 {nm.ask}은(는) {_wh(nm)}인가요?"
-            return Ask(
-                "argmax" if which == "max" else "argmin",
-                answer_from,
-                typed(value, nm),
-                value,
-                question,
-                f"{m.ask}이(가) {word} {noun}",
-            )
+            asked: AskKind = "argmax" if which == "max" else "argmin"
+            return Ask(asked, answer_from, typed(value, nm), value, question, f"{m.ask} {word} {noun}")
         if kind == "count":
             present = sorted({str(r.get(o.name)) for r in rows if r.get(o.name) not in (None, "")})
             value_ = rng.choice(present)

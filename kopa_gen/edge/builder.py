@@ -299,17 +299,21 @@ class Chain:
         for name, value in sig.start.items():  # an argument the tool's first call adds (x-kopa.start): the
             # disclosure list's start date, without which it answers today's filings only; a documented
             # example where there is one (a period of years, not the two months a first look takes)
-            if name not in out:
-                carried = self.carried(name)
-                param = sig.param(name)
-                documented = [
-                    v
-                    for v in self.examples.get(sig.platform, {}).get(name, ())
-                    if param is not None and arg_words(v, param.meaning) is not None
-                ]
-                out[name] = (
-                    carried if carried is not None else self.rng.choice(documented) if documented else value
-                )
+            if name in out:
+                continue
+            param = sig.param(name)
+            documented = [
+                v
+                for v in self.examples.get(sig.platform, {}).get(name, ())
+                if param is not None and arg_words(v, param.meaning) is not None
+            ]
+            carried = self.carried(name)
+            if carried is not None:
+                out[name] = carried
+            elif documented:
+                out[name] = self.rng.choice(documented)
+            else:
+                out[name] = value
         return out
 
     def carried(self, name: str) -> Any:
@@ -392,16 +396,13 @@ class Chain:
         one held value only: one row crosses (a company's filings, of which only some have a document)."""
         if self.found is None:
             return True
-        some = len(rows) > PHI
-        for b in edge.bindings:
-            if b.pipe:
-                continue
-            held = [
-                self.found.has(edge.consumer, b.param, str(r.get(b.field)).strip()) is not False for r in rows
-            ]
-            if not (any(held) if some else all(held)):
-                return False
-        return True
+        enough = any if len(rows) > PHI else all
+        found = self.found
+        return all(
+            enough(found.has(edge.consumer, b.param, str(r.get(b.field)).strip()) is not False for r in rows)
+            for b in edge.bindings
+            if not b.pipe
+        )
 
     def _open_ties(self) -> tuple[str, ...]:
         """The hand-offs a chain can still say: an attribute once, its own id or name always."""
@@ -513,15 +514,28 @@ class Chain:
             if any(str(r.get(b.field, "")).strip() in documented for r in focus.rows):
                 # a policy that skips the lookup sends the documented example, and would get the same rows
                 raise NotInstantiable(f"{focus.tool}.{b.field}: hands on {b.param}'s documented example")
+        if tie.how == "attribute":
+            self.attribute_hops += 1
+            if self.attribute_hops > 1:
+                raise NotInstantiable("a second hand-off through an attribute")
+        return self._owner_words(focus, edge, tie)
+
+    def _owner_words(self, focus: Focus, edge: GEdge, tie: Tie) -> str:
+        """The owner words of a hand-off that is not refused: the focus itself, its attribute ('X의 주소에
+        해당하는'), or the place either lies in ('X의 주소가 속한 시군구')."""
         within = self._within(edge)
-        if tie.how == "own":
-            return f"{focus.phrase}이(가) 속한 {within}" if within else focus.phrase
-        self.attribute_hops += 1
-        if self.attribute_hops > 1:
-            raise NotInstantiable("a second hand-off through an attribute")
+        said = focus.phrase if tie.how == "own" else of(focus.phrase, tie.words)
         if within:
-            return f"{of(focus.phrase, tie.words)}이(가) 속한 {within}"
-        return f"{of(focus.phrase, tie.words)}에 해당하는"
+            return f"{said}이(가) 속한 {within}"
+        return said if tie.how == "own" else f"{said}에 해당하는"
+
+    def _topic_phrase(self, owner: str, tool: str, ctx: str = "") -> str:
+        """How a question names `tool`'s result for `owner` ('X의 직원 현황', 'X의 주소에 해당하는 법정동')."""
+        sig = self.sigs[tool]
+        topic = sig.about.topic if sig.about is not None else sig.title
+        if owner.endswith("해당하는"):
+            return f"{owner} {ctx} {topic}".replace("  ", " ")
+        return of(owner, topic, ctx)
 
     def phrase_after(self, focus: Focus, edge: GEdge) -> str:
         """How the question would name what `edge`'s consumer finds for the focus row, without calling it or
@@ -529,16 +543,7 @@ class Chain:
         tie = self.tie(edge)
         if tie.how == "refused":
             raise NotInstantiable(tie.words)
-        within = self._within(edge)
-        if tie.how == "own":
-            owner = f"{focus.phrase}이(가) 속한 {within}" if within else focus.phrase
-        elif within:
-            owner = f"{of(focus.phrase, tie.words)}이(가) 속한 {within}"
-        else:
-            owner = f"{of(focus.phrase, tie.words)}에 해당하는"
-        sig = self.sigs[edge.consumer]
-        topic = sig.about.topic if sig.about is not None else sig.title
-        return f"{owner} {topic}" if owner.endswith("해당하는") else of(owner, topic)
+        return self._topic_phrase(self._owner_words(focus, edge, tie), edge.consumer)
 
     def _within(self, edge: GEdge) -> str:
         """The unit a transformed hand-off names ('시군구' when an address or a 법정동 is cut to its first two
@@ -586,13 +591,7 @@ class Chain:
     def _result_focus(self, call_id: str, tool: str, owner: str, ctx: str) -> Focus:
         result = self.walk.results[call_id]
         rows = rows_of(result)
-        sig = self.sigs[tool]
-        topic = sig.about.topic if sig.about is not None else sig.title
-        phrase = (
-            f"{owner} {ctx} {topic}".replace("  ", " ")
-            if owner.endswith("해당하는")
-            else of(owner, topic, ctx)
-        )
+        phrase = self._topic_phrase(owner, tool, ctx)
         sel = "record" if "record" in result else ("rows[0]" if len(rows) == 1 else "rows")
         total = result.get("total_count") if isinstance(result.get("total_count"), int) else len(rows)
         return Focus(call_id, tool, sel, rows, phrase, int(total))

@@ -27,11 +27,10 @@ from kopa_gen.world.build import ensure_world
 NAME_ROLES = frozenset({"name"})
 MAX_NAME = 40  # characters: a longer "name" is a title or a sentence, not how people name a thing
 SAMPLE = 5000  # value sets kept per lookup, the richest (see `rank`)
-SCAN = (
-    200_000  # rows of a lookup's table read to find them (every company of the world: 137,548 outline rows;
-)
-# at 50,000 the sample held none of the 2,890 companies with financial statements, and every finance chain that
-# wanted a statement died at its first hop)
+# rows of a lookup's table read to find them: every company of the world (137,548 outline rows); at 50,000 the
+# sample held none of the 2,890 companies with financial statements, and every finance chain that wanted a
+# statement died at its first hop
+SCAN = 200_000
 
 
 def start_specs(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 from kopa_gen.edge.asks import Ask
 from kopa_gen.edge.builder import PHI, Chain, Focus, GEdge, NotInstantiable
@@ -33,27 +34,25 @@ async def compose(chain: Chain, rows: Focus, rng: random.Random) -> Ask:
     # a weighted order without replacement (Efraimidis-Spirakis keys): each feature first as often as its weight says
     order = sorted(WEIGHTS, key=lambda k: rng.random() ** (1 / WEIGHTS[k]), reverse=True)
 
-    def then(second: str) -> Callable[[], Awaitable[Ask]]:
-        async def move() -> Ask:
-            if second == "fan":
-                return await fan_out(chain, chain.narrow(rows, "few"), rng)
-            one = chain.narrow(rows, "one")
-            if second == "sem":
-                return await semantic_pair(chain, one, rng)
-            if second == "cmp":
-                return await compare(chain, one, rng)
-            return await branch(chain, one, rng)
-
-        return move
-
-    def handed(second: str) -> Callable[[], Awaitable[Ask]]:
-        async def move() -> Ask:
-            return await after_hop(chain, rows, second, rng)
-
-        return move
-
-    moves = [then(s) for s in order] + [handed(s) for s in order]
+    moves = [partial(on_row, chain, rows, s, rng) for s in order]
+    moves += [partial(after_hop, chain, rows, s, rng) for s in order]
     return await first_working(chain, moves, f"nothing to compose after {rows.tool}")
+
+
+ON_ONE_ROW: dict[str, Callable[[Chain, Focus, random.Random], Awaitable[Ask]]] = {
+    "sem": semantic_pair,
+    "cmp": compare,
+    "cond": branch,
+}
+"""The second features built from one row (a fan-out needs 2..φ)."""
+
+
+async def on_row(chain: Chain, rows: Focus, second: str, rng: random.Random) -> Ask:
+    """The second feature on the reduction's own result: a fan-out over the few rows it keeps, or a Sem pair, a
+    Cmp pair or a branch from the one row it chooses."""
+    if second == "fan":
+        return await fan_out(chain, chain.narrow(rows, "few"), rng)
+    return await ON_ONE_ROW[second](chain, chain.narrow(rows, "one"), rng)
 
 
 async def after_hop(chain: Chain, rows: Focus, second: str, rng: random.Random) -> Ask:
@@ -73,11 +72,7 @@ async def after_hop(chain: Chain, rows: Focus, second: str, rng: random.Random) 
                 return await fan_out(chain, found, rng)
             if not found.single:
                 raise NotInstantiable(f"{edge.consumer} found {len(found.rows)} rows, not one")
-            if second == "sem":
-                return await semantic_pair(chain, found, rng)
-            if second == "cmp":
-                return await compare(chain, found, rng)
-            return await branch(chain, found, rng)
+            return await ON_ONE_ROW[second](chain, found, rng)
 
         return move
 
