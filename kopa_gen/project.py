@@ -15,7 +15,6 @@ from kopa_gen.language.meaning import Kinds, Meaning, load_kinds, load_meaning
 from kopa_gen.language.nested import check_world
 from kopa_gen.language.platform import Platform, load_platform, tool_params
 from kopa_gen.language.task import Task, load_tasks
-from kopa_gen.language.templates import Template, load_templates
 from kopa_gen.language.world import WorldSpec, load_world
 from kopa_gen.world.build import columns_of
 from kopa_gen.world.registry import generators
@@ -42,7 +41,6 @@ class Project:
     world: WorldSpec
     warnings: tuple[Diagnostic, ...] = ()
     tasks: tuple[tuple[str, Task], ...] = ()
-    templates: tuple[tuple[str, Template], ...] = ()
     fixtures: Path | None = None  # where gold fixtures live (default generated/fixtures)
     kinds: Kinds | None = None  # specs/kinds.yaml: the kinds of values that cross between tools
     meanings: tuple[tuple[str, Meaning], ...] = ()  # (platform id, specs/platforms/<id>/meaning.yaml)
@@ -65,14 +63,6 @@ class Project:
                 f"no tasks under {folder / 'tasks'}; run `kopa-gen edge synth --out {folder}` first"
             )
         return dataclasses.replace(self, tasks=tuple(tasks), fixtures=folder / "fixtures")
-
-    def template(self, pattern: str) -> Template:
-        """The trajectory template of an EDGE pattern (seq, fan, drv, sem, cmp, cond)."""
-        for _, t in self.templates:
-            if t.pattern == pattern:
-                return t
-        known = ", ".join(t.pattern for _, t in self.templates) or "none"
-        raise NotFound(f"no template for pattern {pattern!r}; templates: {known}")
 
     def task(self, task_id: str) -> Task:
         for _, task in self.tasks:
@@ -159,10 +149,6 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
     # a kinds file that did not load would make every kind named anywhere "unknown": one error is enough
     meanings = load_meanings(root, platforms, kinds, diags) if not kind_diags else []
     tasks: list[tuple[str, Task]] = []
-    templates: dict[str, Template] = {}
-    if not only:
-        templates, template_diags = load_templates(root)
-        diags.extend(template_diags)
     if broken and not only:
         # Tasks name the broken platforms' tools; checking them now would bury the real problem under an
         # "unknown tool" line for every call.
@@ -188,7 +174,6 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
         world,
         tuple(diags.items),
         tuple(tasks),
-        tuple(templates.items()),
         kinds=kinds,
         meanings=tuple(meanings),
     )

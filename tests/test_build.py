@@ -120,3 +120,18 @@ async def test_inline_spec_is_generated_imported_and_called(tmp_path: Path) -> N
     finally:
         for key in [k for k in sys.modules if k.startswith("toygen")]:
             del sys.modules[key]
+
+
+def test_a_schema_file_no_model_writes_is_drift_and_build_removes_it(tmp_path: Path) -> None:
+    from kopa_gen.language.schemas import export_schemas
+
+    export_schemas(tmp_path, write=True)
+    assert export_schemas(tmp_path, write=False) == []
+    left = (
+        tmp_path / "generated" / "schemas" / "template.schema.json"
+    )  # the trajectory templates' former schema
+    left.write_text("{}\n", encoding="utf-8")
+    assert export_schemas(tmp_path, write=False) == ["generated/schemas/template.schema.json"]
+    assert left.exists()
+    export_schemas(tmp_path, write=True)
+    assert not left.exists() and export_schemas(tmp_path, write=False) == []

@@ -8,7 +8,6 @@ import yaml
 from kopa_gen.edge.dataset import task_yaml
 from kopa_gen.language.particles import attach_particles, ending, particle
 from kopa_gen.language.task import Task
-from kopa_gen.language.templates import render
 from kopa_gen.language.yamlout import dump_yaml
 from kopa_gen.project import Project
 
@@ -71,14 +70,6 @@ def test_every_marker_of_a_text_is_resolved() -> None:
     assert attach_particles(text) == (
         "단일회사 주요계정을 조회를 하고 건수가 기업종업원수는 고유번호 '00126380'으로 찾은 '2024'와 '2023'"
     )
-
-
-def test_a_rendered_template_has_no_both_forms_particle() -> None:
-    assert (
-        render("{{ key }}이(가) {{ pivot }} 이상인", key="자본금", pivot="1000억 원")
-        == "자본금이 1000억 원 이상인"
-    )
-    assert render("{{ field }}을(를) 알려 주세요.", field="기업종업원수") == "기업종업원수를 알려 주세요."
 
 
 def test_codes_stay_strings_for_a_yaml_1_2_reader() -> None:

@@ -46,7 +46,7 @@ def test_a_policy_name_cannot_be_taken_twice() -> None:
         (FAMILIES, {"hub", "drf"}),
         (GENERATORS, {"static"}),
         (SCORERS, {"offline", "llm"}),
-        (WRITERS, {"template", "llm"}),
+        (WRITERS, {"composed", "llm"}),
         (JUDGES, {"openai"}),
         (TOOL_PROTOCOLS, {"native", "prompt"}),
     ],

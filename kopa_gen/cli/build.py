@@ -65,7 +65,6 @@ def cmd_build(o: BuildOptions) -> int:
     report = build(project, force=o.force)
     print(
         f"built {', '.join(report.built) or 'nothing'}; unchanged {', '.join(report.skipped) or 'none'}"
-        + (f"; wrote {', '.join(report.templates)}" if report.templates else "")
         + (f"; removed {', '.join(report.removed)}" if report.removed else "")
         + f" ({time.perf_counter() - start:.2f}s)"
     )

@@ -1,5 +1,4 @@
-"""`kopa-gen build`: compile every platform spec into generated/servers/<platform>/, skipping unchanged ones, and
-every trajectory template into generated/templates/<pattern>.json.
+"""`kopa-gen build`: compile every platform spec into generated/servers/<platform>/, skipping unchanged ones.
 
 Output is byte-identical across runs and machines: everything is sorted, no timestamps or absolute paths, one
 pinned ruff pass formats it. `--check` compares inputs and outputs against generated/manifest.json.
@@ -27,7 +26,6 @@ from kopa_gen import __version__
 from kopa_gen.compile.models import generate_models, model_sources
 from kopa_gen.compile.toolspec import pascal, tool_spec
 from kopa_gen.language.platform import Platform
-from kopa_gen.language.templates import SLOTS, Template
 from kopa_gen.project import Project
 
 HERE = Path(__file__).parent
@@ -36,7 +34,7 @@ LINE_LENGTH = "110"
 
 
 def fingerprint() -> str:
-    """Hash of everything that shapes the output besides the spec: compiler code, templates, pinned tools."""
+    """Hash of everything that shapes the output besides the spec: compiler code and its jinja templates, pinned tools."""
     h = hashlib.sha256(__version__.encode())
     spec_pkg = HERE.parent / "spec"
     for path in sorted([*HERE.rglob("*.py"), *HERE.rglob("*.jinja"), *spec_pkg.glob("*.py")]):
@@ -191,8 +189,6 @@ class BuildReport:
     skipped: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     drift: list[str] = field(default_factory=list)
-    templates: list[str] = field(default_factory=list)
-    """Template files written (changed) by this build, as templates/<pattern>."""
 
 
 def manifest_path(root: Path) -> Path:
@@ -254,7 +250,6 @@ def build(project: Project, force: bool = False) -> BuildReport:
         "generated_by": f"kopa-gen {__version__}",
         "compiler": compiler,
         "platforms": dict(sorted(entries.items())),
-        "templates": build_templates(project, report),
     }
     text = json.dumps(doc, indent=1, sort_keys=False) + "\n"
     if not manifest_path(root).exists() or manifest_path(root).read_text() != text:
@@ -295,67 +290,4 @@ def check(project: Project, full: bool = False) -> BuildReport:
     for extra in sorted(manifest.get("platforms", {})):
         if extra not in known:
             report.drift.append(f"{extra}: generated but its spec is gone; run `kopa-gen build`")
-    check_templates(project, manifest, report)
     return report
-
-
-def templates_dir(root: Path) -> Path:
-    return root / "generated" / "templates"
-
-
-def template_json(root: Path, file: str, template: Template) -> str:
-    """generated/templates/<pattern>.json: the validated template with its provenance and the slots it may use."""
-    doc = {
-        "generated_by": f"kopa-gen {__version__}",
-        "source": file,
-        "sha256": hashlib.sha256((root / file).read_bytes()).hexdigest(),
-        "pattern": template.pattern,
-        "slots": {part: list(names) for part, names in SLOTS[template.pattern].items()},
-        "template": template.model_dump(mode="json"),
-    }
-    return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
-
-
-def build_templates(project: Project, report: BuildReport) -> dict[str, Any]:
-    """Write every template whose JSON changed, remove stale ones; return the manifest entries."""
-    folder = templates_dir(project.root)
-    entries: dict[str, Any] = {}
-    for file, template in project.templates:
-        target = folder / f"{template.pattern}.json"
-        text = template_json(project.root, file, template)
-        if not target.exists() or target.read_text(encoding="utf-8") != text:
-            folder.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-            report.templates.append(f"templates/{template.pattern}")
-        entries[template.pattern] = {
-            "spec": file,
-            "spec_sha256": hashlib.sha256((project.root / file).read_bytes()).hexdigest(),
-            "sha256": hashlib.sha256(target.read_bytes()).hexdigest(),
-        }
-    if folder.is_dir():
-        for stale in sorted(folder.glob("*.json")):
-            if stale.stem not in entries:
-                stale.unlink()
-                report.removed.append(f"templates/{stale.stem}")
-    return dict(sorted(entries.items()))
-
-
-def check_templates(project: Project, manifest: dict[str, Any], report: BuildReport) -> None:
-    """Drift of generated/templates/: missing, edited by hand, stale against its spec or the compiler, or left
-    over from a removed spec."""
-    folder = templates_dir(project.root)
-    recorded: dict[str, Any] = manifest.get("templates", {})
-    for file, template in project.templates:
-        name = f"templates/{template.pattern}"
-        target = folder / f"{template.pattern}.json"
-        old = recorded.get(template.pattern)
-        if old is None or not target.exists():
-            report.drift.append(f"{name}: not generated yet; run `kopa-gen build`")
-        elif hashlib.sha256(target.read_bytes()).hexdigest() != old.get("sha256"):
-            report.drift.append(f"{name}: generated file was edited by hand; run `kopa-gen build`")
-        elif target.read_text(encoding="utf-8") != template_json(project.root, file, template):
-            report.drift.append(f"{name}: {file} or the compiler changed; run `kopa-gen build`")
-    known = {t.pattern for _, t in project.templates}
-    on_disk = {p.stem for p in folder.glob("*.json")} if folder.is_dir() else set()
-    for extra in sorted((on_disk | set(recorded)) - known):
-        report.drift.append(f"templates/{extra}: generated but its spec is gone; run `kopa-gen build`")

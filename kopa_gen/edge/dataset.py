@@ -40,7 +40,7 @@ from kopa_gen.edge.patterns import PATTERNS, chain_type
 from kopa_gen.edge.scorer import Binding
 from kopa_gen.edge.signatures import ToolSig, load_signatures, spec_hash
 from kopa_gen.edge.starts import by_domain, start_specs
-from kopa_gen.edge.writer import QueryWriter, TemplateWriter
+from kopa_gen.edge.writer import ComposedWriter, QueryWriter
 from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.synthesis import GraphDoc, JunctionDoc, Provenance, UsedEdge
 from kopa_gen.language.task import GoldStep, SystemState, Task
@@ -212,7 +212,7 @@ def provenance(
         world_seed=project.world.seed,
         spec_hash=digest,
         graph_seed=doc.seed,
-        writer="template",
+        writer="composed",
     )
 
 
@@ -224,7 +224,7 @@ async def synthesize(
     say: Callable[[str], None] | None = None,
 ) -> tuple[list[Candidate], Report]:
     """Tasks in the paper's mix, each from a chain built and filtered; `say` hears a line per kept task."""
-    writer = writer or TemplateWriter()
+    writer = writer or ComposedWriter()
     report = Report()
     platforms = [p for p in sorted({t.platform for t in doc.tools}) if p not in config.exclude]
     sigs = {s.name: s for s in load_signatures(project, platforms)}

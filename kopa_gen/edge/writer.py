@@ -3,7 +3,7 @@
 kopa_gen/edge/builder.py and asks.py), so the offline default changes nothing. A writer may rewrite it; the answer
 never comes from a writer.
 
-- `template` (default, offline): keeps the composed question.
+- `composed` (default, offline): keeps the question composed from meanings.
 - `llm`: an OpenAI-compatible endpoint rewrites it with a versioned prompt (prompts/writer.md). A rewrite is
   rejected, and the composed question kept, when it drops a value the chain depends on (an entity name, a literal
   argument as said, a threshold), adds Latin-letter words (API vocabulary) or is empty; a request that fails after
@@ -58,9 +58,9 @@ WRITERS: Registry[WriterFactory] = Registry(
 )
 
 
-@WRITERS.register("template")
-class TemplateWriter:
-    name = "template"
+@WRITERS.register("composed")
+class ComposedWriter:
+    name = "composed"
 
     async def write(self, task: Task, keep: Sequence[str], rng: random.Random) -> str | None:
         return None

@@ -15,7 +15,6 @@ from kopa_gen.language.records import EpisodeRecord, Fixture, RunManifest
 from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.synthesis import GraphDoc, Provenance
 from kopa_gen.language.task import Task
-from kopa_gen.language.templates import Template
 from kopa_gen.language.world import WorldFile, WorldRoot
 
 SCHEMAS: dict[str, type[BaseModel]] = {
@@ -25,7 +24,6 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "world.schema.json": WorldFile,
     "world-root.schema.json": WorldRoot,
     "task.schema.json": Task,
-    "template.schema.json": Template,
     "domains.schema.json": Domains,
     "fixture.schema.json": Fixture,
     "episode.schema.json": EpisodeRecord,
@@ -45,9 +43,15 @@ def render(model: type[BaseModel]) -> str:
 
 
 def export_schemas(root: Path, write: bool) -> list[str]:
-    """Write (or, with write=False, only list) the schema files that differ from the models."""
+    """Write (or, with write=False, only list) the schema files that differ from the models, and remove (or
+    list) a schema file no model has any more."""
     folder = root / "generated" / "schemas"
     stale: list[str] = []
+    for orphan in sorted(folder.glob("*.schema.json")) if folder.is_dir() else []:
+        if orphan.name not in SCHEMAS:
+            stale.append(str(orphan.relative_to(root)))
+            if write:
+                orphan.unlink()
     for name, model in SCHEMAS.items():
         path = folder / name
         text = render(model)

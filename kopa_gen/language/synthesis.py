@@ -163,4 +163,6 @@ class Provenance(StrictModel):
     world_seed: int
     spec_hash: str
     graph_seed: int
-    writer: str = Field(description="Who worded the query: template, or llm when a rewrite was kept.")
+    writer: str = Field(
+        description="Who worded the query: composed (the offline writer), or llm when a rewrite was kept."
+    )
