@@ -135,6 +135,8 @@ def test_every_kept_task_is_solved_by_the_oracle_and_by_no_shortcut(
             run_eval(task_set, EvalConfig(policy=policy, out=tmp_path / policy, rollouts=1))
         )
         assert not any(r["reward"] for r in records), policy
+    # of at most 4 tasks kept, none may be one the first page solves: one of 5 is the first 20% allows
+    assert not any(c.provenance.first_page for c in cands)
     meta = json.loads((tmp_path / "synth.json").read_text())
     for cand in cands:
         prov = meta[cand.task.id]
@@ -772,8 +774,9 @@ def test_a_result_too_large_to_use_is_not_read_past_its_first_page(project: Proj
 def test_account_lines_are_never_compared_and_a_company_number_is_its_own(project: Project) -> None:
     """A company's 법인등록번호 handed on from its own outline reads as the company's own ('X의 재무상태표'),
     as meaning.yaml `own` says, where 'X의 법인등록번호에 해당하는 재무상태표' was refused before. The statement
-    it finds is a list of different accounts (`rows: kinds`): no question ranks, sums or compares their amounts,
-    while the company's subsidiaries (rows alike) are asked which is the largest by 총자산."""
+    it finds is a list of different accounts (`rows: kinds`): no question ranks, sums or compares their amounts
+    (a number is one line's, read by its name), while the company's subsidiaries (rows alike) are asked which is
+    the largest by 총자산."""
     import random
 
     from kopa_gen.edge.asks import ask_number, ask_set
@@ -811,8 +814,12 @@ def test_account_lines_are_never_compared_and_a_company_number_is_its_own(projec
                     for seed in range(4):
                         with pytest.raises(NotInstantiable, match="no question over the rows"):
                             ask_set(chain, lines, random.Random(seed), set(), counts=False)
-                    with pytest.raises(NotInstantiable, match="no number to compare"):
-                        ask_number(chain, lines, random.Random(0))
+                    # one line is read by its name (meaning.yaml `item`), never a sum or an extreme of lines
+                    ref, _, what, item = ask_number(chain, lines, random.Random(0))
+                    assert item is not None and "sum(" not in ref.path and "@" not in ref.path, ref.path
+                    named = [r for r in lines.rows if all(str(r[f]).strip() == v for f, v in item.name)]
+                    assert len(named) == 1 and named[0]["acitNm"].strip() in what, (what, item)
+                    assert ref.path.endswith("].crtmAcitAmt"), ref.path
                     refused += 1
                 chain.rollback(mark)
                 try:
@@ -855,3 +862,161 @@ def test_a_branch_not_taken_is_named_as_its_hop_would_be(project: Project, gstar
         return compared
 
     assert asyncio.run(check()) >= 5
+
+
+def test_a_cmp_compares_one_named_account_line_across_two_years(project: Project) -> None:
+    """Cmp over a company's 주요계정 in two business years: both sides read the same line (its 연결/별도 and
+    계정명), the question says the company, both years, the report and the line, and the answer is the difference
+    of the two amounts as the DART platform serves them to a client that reads the two years itself."""
+    import random
+
+    from kopa_gen.edge.builder import Chain, GEdge, NotInstantiable
+    from kopa_gen.edge.patterns.cmp import compare
+    from kopa_gen.edge.probe import rows_of
+    from kopa_gen.edge.scorer import Binding
+    from kopa_gen.edge.starts import start_specs
+    from kopa_gen.language.task import Combine
+    from kopa_gen.runtime.session import Session
+    from kopa_gen.sandbox.config import SandboxConfig
+
+    sigs = {s.name: s for s in load_signatures(project, ["fsc", "dart"])}
+    accounts = GEdge(
+        "o->a",
+        "fsc_get_corp_outline",
+        "dart_major_accounts",
+        (Binding("corp_code", "fssCorpUnqNo", 1.0),),
+        {"bsns_year": ("2023", "2024"), "reprt_code": ("11011",)},
+    )
+    out = {"fsc_get_corp_outline": [accounts]}
+    (spec,) = [s for s in start_specs(project, sigs.values(), out, 0) if s.param == "corpNm"]
+
+    async def check() -> int:
+        compared = 0
+        async with Session.open(project, ["fsc", "dart"], sandbox=SandboxConfig(limits=False)) as session:
+            for values in spec.values[:40]:
+                chain = Chain(project, session, sigs, out, {}, random.Random(0))
+                try:
+                    company = await chain.start(spec, values)
+                    ask = await compare(chain, company, random.Random(1))
+                except NotInstantiable:
+                    continue
+                assert isinstance(ask.answer_from, Combine) and ask.answer_from.op == "diff"
+                paths = [f.path for f in ask.answer_from.of]  # type: ignore[union-attr]
+                assert paths[0] == paths[1] and "[account_nm=" in paths[0], paths
+                account = paths[0].split("[account_nm='")[1].split("'")[0]
+                fs = paths[0].split("[fs_div='")[1].split("'")[0]
+                q = ask.question
+                assert q.startswith(values["corpNm"]) and account in q and "사업보고서" in q, q
+                years = (
+                    ["2023", "2024"]
+                    if q.index("2023 사업연도") < q.index("2024 사업연도")
+                    else ["2024", "2023"]
+                )
+                amounts = []
+                for year in years:
+                    got = await session.call(
+                        "dart_major_accounts",
+                        {
+                            "corp_code": company.rows[0]["fssCorpUnqNo"],
+                            "bsns_year": year,
+                            "reprt_code": "11011",
+                        },
+                    )
+                    (line,) = [
+                        r
+                        for r in rows_of(got.structured or {})
+                        if r["account_nm"] == account and r["fs_div"] == fs
+                    ]
+                    amounts.append(int(str(line[paths[0].rsplit(".", 1)[1]]).replace(",", "")))
+                assert int(ask.value) == amounts[0] - amounts[1], (q, ask.value, amounts)
+                compared += 1
+                if compared == 3:
+                    break
+        return compared
+
+    assert asyncio.run(check()) >= 2
+
+
+def test_an_id_an_earlier_result_held_is_not_handed_on_again(project: Project) -> None:
+    """The company outline already gives DART's corp_code: reaching the statements through dart_company and the
+    corp_code list (by the stock code the outline lacks) hands on a corp_code the outline held, a detour of two
+    calls ('X의 기업개황의 공시대상회사 고유번호 목록의 재무제표'), refused before it runs; the outline's own corp_code
+    hands on directly."""
+    import random
+
+    from kopa_gen.edge.builder import Chain, GEdge, NotInstantiable
+    from kopa_gen.edge.scorer import Binding
+    from kopa_gen.edge.starts import start_specs
+    from kopa_gen.runtime.session import Session
+    from kopa_gen.sandbox.config import SandboxConfig
+
+    sigs = {s.name: s for s in load_signatures(project, ["fsc", "dart"])}
+    corp_code = (Binding("corp_code", "fssCorpUnqNo", 1.0),)
+    years = {"bsns_year": ("2024",), "reprt_code": ("11011",)}
+    company = GEdge("o->c", "fsc_get_corp_outline", "dart_company", corp_code, {})
+    by_stock = GEdge(
+        "c->k", "dart_company", "dart_corp_code", (Binding("stock_code", "stock_code", 1.0),), {}
+    )
+    late = GEdge(
+        "k->a", "dart_corp_code", "dart_major_accounts", (Binding("corp_code", "corp_code", 1.0),), years
+    )
+    direct = GEdge("o->a", "fsc_get_corp_outline", "dart_major_accounts", corp_code, years)
+    out = {"fsc_get_corp_outline": [company, direct], "dart_company": [by_stock], "dart_corp_code": [late]}
+    (spec,) = [s for s in start_specs(project, sigs.values(), out, 0) if s.param == "corpNm"]
+
+    async def check() -> tuple[int, int]:
+        refused = direct_ok = 0
+        async with Session.open(project, ["fsc", "dart"], sandbox=SandboxConfig(limits=False)) as session:
+            for values in spec.values[:30]:
+                chain = Chain(project, session, sigs, out, {}, random.Random(0))
+                try:
+                    outline = await chain.start(spec, values)
+                    listed = await chain.hop(await chain.hop(outline, company), by_stock)
+                except NotInstantiable:
+                    continue
+                if not listed.single:
+                    continue
+                calls = len(session.calls)
+                with pytest.raises(NotInstantiable, match="a detour"):
+                    await chain.hop(listed, late)
+                assert len(session.calls) == calls  # refused before anything ran
+                refused += 1
+                fresh = Chain(project, session, sigs, out, {}, random.Random(0))
+                try:
+                    await fresh.hop(await fresh.start(spec, values), direct)
+                    direct_ok += 1
+                except NotInstantiable as exc:
+                    assert "detour" not in str(exc)
+        return refused, direct_ok
+
+    refused, direct_ok = asyncio.run(check())
+    assert refused >= 3 and direct_ok >= 1, (refused, direct_ok)
+
+
+def test_tasks_the_first_page_solves_are_marked_and_capped(
+    project: Project, gstar: GraphDoc, tmp_path: Path
+) -> None:
+    """With room for them (--max-first-page-share), a task the first-page policy solves is kept and marked
+    `first_page`, at most the share of the tasks kept; the first-page policy, run through the evaluator,
+    passes exactly the marked tasks and no other shortcut passes any."""
+    config = SynthConfig(tasks=5, mix={"sem": 1.0, "seq": 1.0}, attempts=40, max_first_page_share=0.4)
+    cands, report = asyncio.run(synthesize(project, gstar, config))
+    marked = {c.task.id for c in cands if c.provenance.first_page}
+    assert len(marked) == report.first_page <= 0.4 * len(cands), (marked, report.first_page)
+    write_dataset(project, tmp_path, cands, report, 1.0)
+    task_set = project.with_task_set(tmp_path)
+    passed = {
+        r["task"]
+        for r in asyncio.run(
+            run_eval(task_set, EvalConfig(policy="first-page", out=tmp_path / "fp", rollouts=1))
+        )
+        if r["reward"]
+    }
+    assert passed == marked, (passed, marked)
+    meta = json.loads((tmp_path / "synth.json").read_text())
+    assert {k for k, v in meta.items() if v.get("first_page")} == marked
+    for policy in ("no-lookup", "list-all"):
+        records = asyncio.run(
+            run_eval(task_set, EvalConfig(policy=policy, out=tmp_path / policy, rollouts=1))
+        )
+        assert not any(r["reward"] for r in records), policy

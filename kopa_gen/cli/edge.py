@@ -76,6 +76,7 @@ class SynthOptions:
     max_guess: float
     max_domain_share: float
     max_ending_share: float
+    max_first_page_share: float
     writer: EndpointSettings | None = field(default=None, metadata={"endpoint": "writer"})
     judge: EndpointSettings | None = field(default=None, metadata={"endpoint": "judge"})
     second_judge: EndpointSettings | None = field(default=None, metadata={"endpoint": "second-judge"})
@@ -135,6 +136,7 @@ def cmd_edge_synth(o: SynthOptions) -> int:
         max_guess=o.max_guess,
         max_domain_share=o.max_domain_share,
         max_ending_share=o.max_ending_share,
+        max_first_page_share=o.max_first_page_share,
         judges=judges,
         resolver=o.resolver,
         verifier=o.verifier,
@@ -267,7 +269,14 @@ def add_commands(sub: Subparsers) -> None:
         "--max-ending-share",
         type=fraction,
         default=ConfigDefault(f"{_SYNTH}.max_ending_share"),
-        help="no ending (last tool and the question asked of it) closes more than this share of --tasks",
+        help="no ending (last tool and question) and no chain shape (every step's tools and the question) has "
+        "more than this share of --tasks",
+    )
+    es.add_argument(
+        "--max-first-page-share",
+        type=fraction,
+        default=ConfigDefault(f"{_SYNTH}.max_first_page_share"),
+        help="tasks the first-page policy solves (no call needs a second page) are at most this share of those kept",
     )
     Endpoint.add(es, "writer", url_help="OpenAI-compatible endpoint that rewords the composed questions")
     Endpoint.add(es, "judge", url_help="first judge of the LLM static filter (needs --second-judge-*)")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from kopa_gen.edge.builder import PHI, Chain, Focus, NotInstantiable, quote
+from kopa_gen.edge.builder import PHI, Chain, Focus, NotInstantiable, meaning_of, quote
 from kopa_gen.edge.korean import of, value_words
 from kopa_gen.edge.probe import rows_of
 from kopa_gen.edge.signatures import OutField, ToolSig
@@ -367,11 +367,58 @@ def _item_rows(item: Any) -> list[dict[str, Any]]:
     return rows_of(item.get("result") if isinstance(item, dict) else None)
 
 
+@dataclass(frozen=True)
+class Item:
+    """One row of a `rows: kinds` result read by its name (meaning.yaml `item`): the path filters on every item
+    field, `words` say the ones whose values differ among the rows ('연결재무제표 매출액')."""
+
+    filters: str  # "[fs_div='CFS'][account_nm='매출액']"
+    words: str
+    name: tuple[tuple[str, str], ...]  # (field, value) of every item field: the same row on another result
+
+
+def _item_words(value: str, m: FieldMeaning | None) -> str:
+    return f"{value}년" if m is not None and m.role == "year" else value_words(value, m)
+
+
+def items(chain: Chain, focus: Focus, name: Sequence[tuple[str, str]] | None = None) -> list[Item]:
+    """The rows of a `rows: kinds` set that its item fields name alone (one row each), or only the row named
+    `name` (another year's result read the same way); [] for any other set."""
+    sig = chain.sigs[focus.tool]
+    about = sig.about
+    if focus.single or about is None or about.rows != "kinds" or not about.item:
+        return []
+    keys = [tuple(str(r.get(f, "")).strip() for f in about.item) for r in focus.rows]
+    varied = [i for i, f in enumerate(about.item) if len({k[i] for k in keys}) > 1]
+    out: list[Item] = []
+    for key in sorted(set(keys)):
+        if (
+            keys.count(key) != 1
+            or "" in key
+            or (name is not None and tuple(zip(about.item, key, strict=True)) != tuple(name))
+        ):
+            continue
+        try:
+            filters = "".join(f"[{f}={quote(v)}]" for f, v in zip(about.item, key, strict=True))
+        except NotInstantiable:
+            continue
+        words = " ".join(
+            _item_words(key[i], meaning_of(sig, about.item[i])) for i in varied or range(len(key))
+        )
+        out.append(Item(filters, words, tuple(zip(about.item, key, strict=True))))
+    return out
+
+
 def ask_number(
-    chain: Chain, focus: Focus, rng: random.Random, field: str | None = None
-) -> tuple[From, FieldMeaning, str]:
-    """One number of a focus, for Cmp and Cond: a measure of the one row, or (of a set of rows of one kind) the
-    sum of a measure that adds up. Returns the reference, the field's meaning and the quantity in words."""
+    chain: Chain,
+    focus: Focus,
+    rng: random.Random,
+    field: str | None = None,
+    item: Sequence[tuple[str, str]] | None = None,
+) -> tuple[From, FieldMeaning, str, Item | None]:
+    """One number of a focus, for Cmp and Cond: a measure of the one row, of one named row of a `rows: kinds`
+    set (`item` asks for the row another side named), or (of a set of rows of one kind) the sum of a measure that
+    adds up. Returns the reference, the field's meaning, the quantity in words and the named row."""
     sig = chain.sigs[focus.tool]
     options = [o for o in asked_fields(sig, ("measure",)) if field is None or o.name == field]
     rng.shuffle(options)
@@ -381,11 +428,22 @@ def ask_number(
         if focus.single:
             if maybe_number(focus.rows[0].get(o.name)) is None:
                 continue
-            return _from(focus.call, focus.path(o.name)), m, m.ask
+            return _from(focus.call, focus.path(o.name)), m, m.ask, None
+        named = items(chain, focus, item)
+        rng.shuffle(named)
+        for it in named:
+            row = next(r for r in focus.rows if all(str(r.get(f, "")).strip() == v for f, v in it.name))
+            if maybe_number(row.get(o.name)) is not None:
+                return _from(focus.call, f"{focus.sel}{it.filters}.{o.name}"), m, f"{it.words}의 {m.ask}", it
         alike = sig.about is None or sig.about.rows == "alike"
-        if alike and "sum" in m.over and all(maybe_number(r.get(o.name)) is not None for r in focus.rows):
+        if (
+            item is None
+            and alike
+            and "sum" in m.over
+            and all(maybe_number(r.get(o.name)) is not None for r in focus.rows)
+        ):
             # a sum only where the measure adds up (meaning.yaml `over`) over rows of one kind
-            return _from(focus.call, f"sum({focus.sel}[*].{o.name})"), m, f"{m.ask} 합계"
+            return _from(focus.call, f"sum({focus.sel}[*].{o.name})"), m, f"{m.ask} 합계", None
     raise NotInstantiable(f"no number to compare in {focus.tool}")
 
 
@@ -394,29 +452,42 @@ def ask_pair(
 ) -> Ask:
     """Sem: the two values in turn; Cmp: the first minus the second (of one quantity)."""
     if op == "diff":
-        ref_a, m, what = ask_number(chain, a, rng)
-        field = ref_a.path.split(".")[-1].rstrip(")")
-        ref_b, _, _ = ask_number(chain, b, rng, field)  # the same quantity on both sides
-        if ref_a.path.split("(")[0] != ref_b.path.split("(")[0]:
-            raise NotInstantiable("the two sides give different quantities")
-        answer_from = Combine(op="diff", of=[ref_a, ref_b])
-        value = _derive(chain, answer_from)
-        if Decimal(str(value)) == 0:
-            raise NotInstantiable("no difference to ask about")
-        question = f"{of(labels[0], what)}에서 {of(labels[1], what)}을(를) 빼면 {_wh(m)}인가요?"
-        return Ask("diff", answer_from, typed(value, m), value, question, f"{what} 차이")
-    one = ask_one(chain, a, rng, set()) if a.single else ask_set(chain, a, rng, set())
-    two = ask_one(chain, b, rng, set()) if b.single else ask_set(chain, b, rng, set())
-    if not isinstance(one.answer_from, From) or not isinstance(two.answer_from, From):
-        raise NotInstantiable("a pair needs one value from each side")
-    if one.answer.kind != two.answer.kind or one.answer.kind == "list":
-        raise NotInstantiable("the two answers are of different kinds")
-    if (
-        isinstance(one.answer, NumberAnswer)
-        and isinstance(two.answer, NumberAnswer)
-        and one.answer.unit != two.answer.unit  # one submission carries one unit
-    ):
-        raise NotInstantiable("the two numbers are in different units")
+        why = "no difference to ask about"
+        for _ in range(PAIR_TRIES):  # another quantity (or account line) when this one did not change
+            try:
+                ref_a, m, what, it = ask_number(chain, a, rng)
+                field = ref_a.path.split(".")[-1].rstrip(")")
+                # the same quantity on both sides, of the same named row
+                ref_b, _, _, _ = ask_number(chain, b, rng, field, it.name if it is not None else None)
+            except NotInstantiable as exc:
+                why = str(exc)
+                continue
+            if ref_a.path.split("(")[0] != ref_b.path.split("(")[0]:
+                why = "the two sides give different quantities"
+                continue
+            answer_from = Combine(op="diff", of=[ref_a, ref_b])
+            value = _derive(chain, answer_from)
+            if Decimal(str(value)) == 0:
+                continue
+            question = f"{of(labels[0], what)}에서 {of(labels[1], what)}을(를) 빼면 {_wh(m)}인가요?"
+            return Ask("diff", answer_from, typed(value, m), value, question, f"{what} 차이")
+        raise NotInstantiable(why)
+    why = "no pair of questions"
+    for _ in range(PAIR_TRIES):  # another draw of the two questions until they are of one kind
+        mark = chain.mark()
+        try:
+            one, two = (ask_side(chain, f, rng, set()) for f in (a, b))
+        except NotInstantiable as exc:
+            chain.rollback(mark)
+            why = str(exc)
+            continue
+        problem = _pair_problem(one, two)
+        if problem is None:
+            break
+        chain.rollback(mark)
+        why = problem
+    else:
+        raise NotInstantiable(why)
     answer_from = Combine(op="list", of=[one.answer_from, two.answer_from])
     value = _derive(chain, answer_from)
     question = f"{_stem(one.question)}, 그리고 {two.question}"
@@ -430,9 +501,49 @@ def ask_pair(
     )
 
 
+def ask_named(chain: Chain, focus: Focus, rng: random.Random) -> Ask:
+    """A measure of one row of a `rows: kinds` set, the row named by its item fields ('X의 재무상태표 중 연결재무제표
+    자산총계의 당기 금액')."""
+    ref, m, what, _ = ask_number(chain, focus, rng)
+    value = _derive(chain, ref)
+    return Ask("value", ref, typed(value, m), value, f"{of(focus.phrase, what)}은(는) {_wh(m)}인가요?", what)
+
+
+def ask_side(chain: Chain, focus: Focus, rng: random.Random, avoid: set[str]) -> Ask:
+    """The question of one side of a pair, or of a chain's end: of the one row, of a named row of a `rows: kinds`
+    set, or over the rows of a set."""
+    if focus.single:
+        return ask_one(chain, focus, rng, avoid)
+    if items(chain, focus):
+        try:
+            return ask_named(chain, focus, rng)
+        except NotInstantiable:
+            pass
+    return ask_set(chain, focus, rng, avoid)
+
+
+PAIR_TRIES = 6
+"""Draws of a Sem's two questions: one answer is a list of items of one kind (two amounts in one unit, two
+names), and a random field on each side is rarely that."""
+
+
+def _pair_problem(one: Ask, two: Ask) -> str | None:
+    if not isinstance(one.answer_from, From) or not isinstance(two.answer_from, From):
+        return "a pair needs one value from each side"
+    if one.answer.kind != two.answer.kind or one.answer.kind == "list":
+        return "the two answers are of different kinds"
+    if (
+        isinstance(one.answer, NumberAnswer)
+        and isinstance(two.answer, NumberAnswer)
+        and one.answer.unit != two.answer.unit  # one submission carries one unit
+    ):
+        return "the two numbers are in different units"
+    return None
+
+
 def _stem(question: str) -> str:
     """'…은(는) 얼마인가요?' -> '…은(는) 얼마인지': the first of two questions in one sentence."""
     return question.removesuffix("인가요?") + "인지"
 
 
-__all__ = ["PHI", "Ask", "ask_fan", "ask_number", "ask_one", "ask_pair", "ask_set"]
+__all__ = ["PHI", "Ask", "ask_fan", "ask_named", "ask_number", "ask_one", "ask_pair", "ask_set", "ask_side"]

@@ -144,6 +144,7 @@ class Mark:
     start_values: frozenset[str]
     attribute_hops: int
     handed: tuple[dict[str, Any], ...]
+    visited: int
     count: int
 
 
@@ -192,6 +193,7 @@ class Chain:
         self.start_values: set[str] = set()  # the arguments the lookups were called with
         self.attribute_hops = 0  # hand-offs through an attribute (a tollgate's route), at most one a chain
         self.handed: list[dict[str, Any]] = []  # the rows whose values the last hand-off sent on
+        self.visited: list[dict[str, Any]] = []  # every row whose values a hand-off sent on, in order
         self.count = 0
         self.kinds = kind_table(project)
         self._ties: dict[str, Tie] = {}
@@ -215,6 +217,7 @@ class Chain:
             frozenset(self.start_values),
             self.attribute_hops,
             tuple(self.handed),
+            len(self.visited),
             self.count,
         )
 
@@ -230,6 +233,7 @@ class Chain:
         self.start_values = set(m.start_values)
         self.attribute_hops = m.attribute_hops
         self.handed = list(m.handed)
+        del self.visited[m.visited :]
         self.count = m.count
 
     def new_id(self) -> str:
@@ -499,6 +503,8 @@ class Chain:
         tie = self.tie(edge)
         if tie.how == "refused":
             raise NotInstantiable(tie.words)
+        if tie.how == "own":
+            self._no_detour(focus, edge)
         for b in edge.bindings:
             if any(
                 str(r.get(b.field, "")).strip() in self.start_values
@@ -519,6 +525,22 @@ class Chain:
             if self.attribute_hops > 1:
                 raise NotInstantiable("a second hand-off through an attribute")
         return self._owner_words(focus, edge, tie)
+
+    def _no_detour(self, focus: Focus, edge: GEdge) -> None:
+        """An entity's own id handed on must not be one a row the chain stood on before held already: the company
+        outline gives DART's corp_code, so outline -> dart_company -> (stock_code) dart_corp_code -> statements
+        is a detour of two calls that the statements could skip ('X의 기업개황의 공시대상회사 고유번호 목록의 재무제표').
+        A fan-out is a detour only when every value it hands on was held before (the routes through a route's last
+        stop may include the route itself)."""
+        values = [
+            {str(r.get(b.field)).strip() for b in edge.bindings if r.get(b.field) not in (None, "")}
+            for r in focus.rows
+        ]
+        before = {str(v).strip() for row in self.visited for v in row.values() if isinstance(v, str | int)}
+        if values and all(v & before for v in values):
+            raise NotInstantiable(
+                f"{focus.tool}.{edge.bindings[0].field}: a detour, a row the chain stood on held that value already"
+            )
 
     def _owner_words(self, focus: Focus, edge: GEdge, tie: Tie) -> str:
         """The owner words of a hand-off that is not refused: the focus itself, its attribute ('X의 주소에
@@ -584,6 +606,7 @@ class Chain:
         self.edges.append(edge)
         self.junctions.append(junction)
         self.handed = list(focus.rows)
+        self.visited += focus.rows
         if focus.narrowed is not None:
             self.features.add("drv")
         return self._result_focus(call_id, edge.consumer, owner, ctx)
@@ -685,6 +708,7 @@ class Chain:
         self.edges.append(edge)
         self.junctions.append(junction)
         self.handed = list(focus.rows)
+        self.visited += focus.rows
         self.features.add("fan")
         if focus.narrowed is not None:
             self.features.add("drv")
@@ -709,12 +733,18 @@ class Chain:
             calls.append(call)
             ctxs.append(ctx)
         junction = self._junction(focus, first, 1)
-        owners = [self._owner(focus, first), self._owner(focus, second)]
+        # the two sides hang side by side off the focus: through an attribute, that is one hand-off, not two
+        before = self.attribute_hops
+        owners = [self._owner(focus, first)]
+        after, self.attribute_hops = self.attribute_hops, before
+        owners.append(self._owner(focus, second))
+        self.attribute_hops = max(after, self.attribute_hops)
         await self.run(calls)
         for edge in {first.id: first, second.id: second}.values():
             self.edges.append(edge)
         self.junctions.append(junction)
         self.handed = list(focus.rows)
+        self.visited += focus.rows
         if focus.narrowed is not None:
             self.features.add("drv")
         return [

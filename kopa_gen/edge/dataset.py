@@ -22,6 +22,7 @@ from typing import Any
 from kopa_gen.edge.asks import Ask
 from kopa_gen.edge.builder import Chain, GEdge, NotInstantiable, StartSpec
 from kopa_gen.edge.filters import (
+    FIRST_PAGE,
     SHORTCUT_POLICIES,
     Counts,
     decorative,
@@ -75,10 +76,14 @@ class SynthConfig:
     max_guess: float = 0.2  # pool-guess's expected pass@1 above this drops the task
     max_domain_share: float = 0.3  # no domain keeps more than this share of the tasks asked for (the paper's
     # six domains; a domain whose chains build easily would otherwise fill the set)
-    max_ending_share: float = (
-        0.1  # no ending (the last tool and the question asked of it) ends more than this
-    )
-    # share of the tasks asked for: 'the latest ordinance of the 시군구 where X is' closed chains from every domain
+    # no ending (the last tool and the question asked of it), and no chain shape (the tools of every step and the
+    # question), has more than this share of the tasks asked for: 'the latest ordinance of the 시군구 where X is'
+    # closed chains from every domain
+    max_ending_share: float = 0.1
+    # tasks the first page solves (no call in the chain needs a second page: a Sem or Cmp over one-row results) are
+    # at most this share of the tasks kept, at every point of the run; past it the first-page policy drops them as
+    # the other shortcuts always do. The issue's bar is first-page <= 0.25 on the set (the benchmark's own 0.40)
+    max_first_page_share: float = 0.2
     policies: tuple[str, ...] = SHORTCUT_POLICIES  # shortcut policies that must fail the task
     judges: tuple[EndpointSettings, ...] = ()  # two OpenAI-compatible judges for the LLM static filter
     resolver: EndpointSettings | None = None  # an OpenAI-compatible model that re-solves every task (stage 4)
@@ -94,6 +99,7 @@ class Report:
     seconds: dict[str, float] = field(default_factory=lambda: {"build": 0.0, "filter": 0.0})
     writer: Counter[str] = field(default_factory=Counter)
     replaced: int = 0  # answers the re-solve stage replaced after verification
+    first_page: int = 0  # kept tasks the first page solves (within SynthConfig.max_first_page_share)
 
 
 @dataclass
@@ -255,7 +261,11 @@ async def synthesize(
     cap = max(1, math.ceil(config.max_domain_share * config.tasks))
     endings: Counter[str] = Counter()  # kept tasks per ending: last tool and the question asked of it
     ending_cap = max(1, math.ceil(config.max_ending_share * config.tasks))
-    domain_tries: Counter[str] = Counter()
+    shapes: Counter[str] = (
+        Counter()
+    )  # kept tasks per chain shape: the tools of each step and the question asked
+    tried_here: Counter[tuple[str, ...]] = Counter()  # attempts per (type, domain) and (type, tool, param)
+    built_here: Counter[tuple[str, ...]] = Counter()  # chains built, the same keys
     attempt = 0
     while sum(done.values()) < config.tasks:
         # the type furthest behind its quota (seeded among ties); a type that used up its attempts is given up
@@ -267,17 +277,27 @@ async def synthesize(
         open_domains = [d for d in domain_names if per_domain[d] < cap]
         if not open_domains:
             break
-        # the domain with the fewest kept tasks, as often as its attempts allow: weight 1 / ((tried + 2) * (kept +
-        # 1)), so a domain that keeps nothing is still tried, and one that keeps easily stops crowding the others
+        # a domain by how often this type has built there, over the tasks it keeps already: weight
+        # rate / (kept + 1), rate = (built + 0.2) / (tried + 0.4) for this type, so a domain that never built a Cmp
+        # (the law platform has no tool that takes two years) is tried less and less, and one that keeps easily
+        # stops crowding the others (the cap, --max-domain-share, ends it)
         domain = rng.choices(
             open_domains,
-            weights=[1 / ((domain_tries[d] + 2) * (per_domain[d] + 1)) for d in open_domains],
+            weights=[_rate(built_here, tried_here, (wanted, d)) / (per_domain[d] + 1) for d in open_domains],
         )[0]
-        domain_tries[domain] += 1
+        tried_here[wanted, domain] += 1
         attempt += 1
-        # a lookup by how many names it has (a company outline's 5,000 over an affiliate list's 47)
+        # a lookup by how many names it has (a company outline's 5,000 over an affiliate list's 47), times how
+        # often this type has built from it (a 법정동 feeds one tool: never a Sem)
         specs_here = domains[domain]
-        spec = rng.choices(specs_here, weights=[math.sqrt(len(x.values)) for x in specs_here])[0]
+        spec = rng.choices(
+            specs_here,
+            weights=[
+                math.sqrt(len(x.values)) * _rate(built_here, tried_here, (wanted, x.tool, x.param))
+                for x in specs_here
+            ],
+        )[0]
+        tried_here[wanted, spec.tool, spec.param] += 1
         values = spec.values[cursor[spec.tool + spec.param] % len(spec.values)]
         name = values[spec.param]
         cursor[spec.tool + spec.param] += 1
@@ -293,6 +313,8 @@ async def synthesize(
             report.seconds["build"] += time.perf_counter() - t0
             continue
         report.seconds["build"] += time.perf_counter() - t0
+        built_here[recipe, domain] += 1
+        built_here[recipe, spec.tool, spec.param] += 1
         typ = chain_type(set(chain.features))
         if done[typ] >= want.get(typ, 0):  # a recipe may build another type: kept while that type has room
             report.not_instantiable[f"{recipe}: built a {typ} chain, whose quota is full"] += 1
@@ -301,6 +323,12 @@ async def synthesize(
         ending = f"{last_tool} {ask.kind}"
         if endings[ending] >= ending_cap:
             report.not_instantiable[f"{recipe}: ends as {endings[ending]} kept tasks end ({ending})"] += 1
+            continue
+        # the same cap on a chain's whole shape, its tools step by step and its question: Mixed over a route's
+        # Nth stop builds 'the stop's routes of one type, and its arrivals' from every route of every city
+        shape = " > ".join(",".join(sorted({c.tool for c in s.calls})) for s in chain.steps) + f" {ask.kind}"
+        if shapes[shape] >= ending_cap:
+            report.not_instantiable[f"{recipe}: has the shape of {shapes[shape]} kept tasks"] += 1
             continue
         report.drafts[typ] += 1
         task_id = f"{typ}-{done[typ] + 1:04d}"
@@ -319,13 +347,16 @@ async def synthesize(
         seen.add(key)
         cand = Candidate(task, ask, prov, dict(chain.walk.results))
         t1 = time.perf_counter()
-        ok = await run_filters(project, cand, sigs, config, report)
+        room = report.first_page + 1 <= config.max_first_page_share * (len(kept) + 1)
+        ok = await run_filters(project, cand, sigs, config, report, first_page_room=room)
         report.seconds["filter"] += time.perf_counter() - t1
         if ok:
             done[typ] += 1
             per_domain[domain] += 1
             endings[ending] += 1
+            shapes[shape] += 1
             report.kept[typ] += 1
+            report.first_page += cand.provenance.first_page
             kept.append(cand)
             if say is not None:
                 say(
@@ -334,6 +365,13 @@ async def synthesize(
                 )
     found.db.close()
     return kept, report
+
+
+def _rate(built: Counter[tuple[str, ...]], tried: Counter[tuple[str, ...]], key: tuple[str, ...]) -> float:
+    """How often attempts at `key` built a chain, from a prior of a fifth of a success in two fifths of an
+    attempt: ½ untried, 0.06 after three failures, so a start that cannot build a type stops being drawn for it
+    within a few attempts."""
+    return (built[key] + 0.2) / (tried[key] + 0.4)
 
 
 def _short(text: str) -> str:
@@ -345,8 +383,15 @@ def _short(text: str) -> str:
 
 
 async def run_filters(
-    project: Project, cand: Candidate, sigs: Mapping[str, ToolSig], config: SynthConfig, report: Report
+    project: Project,
+    cand: Candidate,
+    sigs: Mapping[str, ToolSig],
+    config: SynthConfig,
+    report: Report,
+    first_page_room: bool = False,
 ) -> bool:
+    """Every filter in turn; False drops the task (the reason is counted). With `first_page_room` a task the
+    first-page policy alone solves is kept, marked `provenance.first_page`."""
     task, counts = cand.task, report.counts
     fixture = await rules(project, task, cand.ask.value, counts)
     if fixture is None:
@@ -383,10 +428,14 @@ async def run_filters(
             counts.drop("judges", verdict)
             return False
     upstream = math.prod(j.cardinality for j in cand.provenance.junctions if j.kind == "drv")
-    solved_by = await shortcut(project, task, fixture, config.policies, config.max_guess, upstream)
+    lenient = first_page_room and FIRST_PAGE in config.policies
+    strict = tuple(p for p in config.policies if not (lenient and p == FIRST_PAGE))
+    solved_by = await shortcut(project, task, fixture, strict, config.max_guess, upstream)
     if solved_by is not None:
         counts.drop("shortcuts", f"solved by {solved_by.split(' (')[0]}")
         return False
+    if lenient and await shortcut(project, task, fixture, (FIRST_PAGE,), 1.0, upstream) is not None:
+        cand.provenance = cand.provenance.model_copy(update={"first_page": True})
     if config.resolver is not None:
         keep, found = await resolve(
             project, task, fixture, cand.results, cand.ask.value, config.resolver, config.verifier
@@ -482,7 +531,8 @@ def stats_markdown(stats: Mapping[str, Any], report: Report, elapsed: float) -> 
     lines += [
         "",
         f"built {built} chains ({dict(sorted(report.drafts.items()))}), kept {sum(report.kept.values())}; "
-        f"{sum(report.not_instantiable.values())} attempts not instantiable; worded by {dict(report.writer)}",
+        f"{sum(report.not_instantiable.values())} attempts not instantiable; worded by {dict(report.writer)}; "
+        f"{report.first_page} kept that the first page solves",
         f"time: building {report.seconds['build']:.1f}s, filtering {report.seconds['filter']:.1f}s, "
         f"{(sum(report.kept.values()) / minutes) if minutes else 0:.1f} tasks/min",
     ]

@@ -53,7 +53,8 @@ from kopa_gen.runtime.session import Session
 from kopa_gen.sandbox.config import SandboxConfig
 
 PLACEHOLDERS = {"-", "n/a", "없음", "해당없음", "해당사항없음", "null", "none", "0"}
-SHORTCUT_POLICIES = ("no-lookup", "first-page", "list-all", "dump")
+FIRST_PAGE = "first-page"
+SHORTCUT_POLICIES = ("no-lookup", FIRST_PAGE, "list-all", "dump")
 _ASCII_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 
 

@@ -9,7 +9,7 @@ import random
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
-from kopa_gen.edge.asks import Ask, ask_one, ask_set
+from kopa_gen.edge.asks import Ask, ask_named, ask_one, ask_set, items
 from kopa_gen.edge.builder import PHI, Chain, Focus, GEdge, NotInstantiable
 
 Want = Callable[[Focus], bool]
@@ -141,6 +141,11 @@ def ask_last(chain: Chain, focus: Focus, rng: random.Random) -> Ask:
     (the shortcut filter's pool-guess), so it is refused here rather than after the filters' gold run."""
     avoid = set(chain.starts)
     if not focus.single:
+        if items(chain, focus):  # account lines: one line's amount, read by its name
+            try:
+                return ask_named(chain, focus, rng)
+            except NotInstantiable:
+                pass
         return ask_set(chain, focus, rng, avoid, counts=False)
     chose = focus.pool is not None or any(j.kind == "drv" for j in chain.junctions)
     if focus.total <= 1 and not chose:

@@ -194,6 +194,12 @@ class ToolMeaning(StrictModel):
         "across rows; `kinds`: each row is a different quantity (an account line, a financial indicator, a dividend "
         "item), read by its name: its measures are never compared, summed or reduced across rows.",
     )
+    item: list[str] = Field(
+        default_factory=list,
+        description="With `rows: kinds`: the fields whose values name one row's quantity (an account line's "
+        "fs_div and account_nm); a question reads that one row by them ('연결재무제표 매출액의 당기 금액'), which "
+        "is how a Cmp compares two years of one account.",
+    )
     own: list[str] = Field(
         default_factory=list,
         description="Fields that identify the entity a row is about (a company outline's 법인등록번호 and 고유번호): "
@@ -298,6 +304,16 @@ def load_meaning(
         _check_names(
             src, ("tools", tool, "own"), dict.fromkeys(own.own), tools[tool][1], "response field", diags
         )
+        _check_names(
+            src, ("tools", tool, "item"), dict.fromkeys(own.item), tools[tool][1], "response field", diags
+        )
+        if own.item and own.rows != "kinds":
+            diags.items.append(
+                src.diag(
+                    ("tools", tool, "item"),
+                    "`item` names the row of a `rows: kinds` result; add `rows: kinds` or remove `item`",
+                )
+            )
     known = set(kinds.kinds) if kinds is not None else set()
     for name in meaning.kinds:
         if name in known:

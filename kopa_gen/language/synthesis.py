@@ -166,3 +166,8 @@ class Provenance(StrictModel):
     writer: str = Field(
         description="Who worded the query: composed (the offline writer), or llm when a rewrite was kept."
     )
+    first_page: bool = Field(
+        default=False,
+        description="The first-page policy (never asks for a second page) solves it: no call of the chain needs "
+        "more than the first page. Kept within `--max-first-page-share`.",
+    )
