@@ -87,6 +87,12 @@ def test_a_meaning_file_loads(tmp_path: Path) -> None:
             "specs/platforms/toy/meaning.yaml:9: tools.toy_list_fruits.own.cod: error: no response field is named "
             "'cod'",
         ),
+        (
+            "{topic: 과일 가격, noun: 과일, counter: 개}",
+            "{topic: 과일 가격, noun: 과일, counter: 개, rows: kinds, item: [nam]}",
+            "specs/platforms/toy/meaning.yaml:9: tools.toy_list_fruits.item.nam: error: no response field is named "
+            "'nam'",
+        ),
     ],
 )
 def test_a_name_that_is_not_there_is_named(tmp_path: Path, old: str, new: str, message: str) -> None:
@@ -121,6 +127,11 @@ def test_a_name_that_is_not_there_is_named(tmp_path: Path, old: str, new: str, m
             "{topic: 과일 가격, noun: 과일, counter: 개}",
             "{topic: 과일 가격, noun: 과일, counter: 개, rows: mixed}",
             "tools.toy_list_fruits.rows: error: Input should be 'alike' or 'kinds'",
+        ),
+        (
+            "{topic: 과일 가격, noun: 과일, counter: 개}",
+            "{topic: 과일 가격, noun: 과일, counter: 개, item: [name]}",
+            "tools.toy_list_fruits.item: error: `item` names the row of a `rows: kinds` result",
         ),
     ],
 )
