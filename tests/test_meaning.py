@@ -159,6 +159,10 @@ def test_phrases_and_question_words() -> None:
     assert report.phrase("11011") == "사업보고서"
     assert report.phrase("11012") is None  # an unlabelled code is never put in a query
     assert ParamMeaning().phrase("x") is None
+    stop = ParamMeaning(say="{value} 정류소")
+    assert stop.phrase("시청앞") == "시청앞 정류소"
+    assert stop.phrase("월암정류소") == "월암정류소"  # not '월암정류소 정류소'
+    assert ParamMeaning(say="{value} 의원").phrase("김철수") == "김철수 의원"
     assert FieldMeaning(role="measure", unit="명", ask="직원 수").question_word() == "몇"
     assert FieldMeaning(role="date", ask="개교일").question_word() == "언제"
     assert FieldMeaning(role="name", ask="대표자", wh="누구").question_word() == "누구"

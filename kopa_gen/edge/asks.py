@@ -538,6 +538,8 @@ def _pair_problem(one: Ask, two: Ask) -> str | None:
         and one.answer.unit != two.answer.unit  # one submission carries one unit
     ):
         return "the two numbers are in different units"
+    if one.what == two.what or str(one.value) == str(two.value):
+        return "the two sides ask the same thing"  # 법정동코드 of an address twice, from two searches
     return None
 
 

@@ -162,7 +162,11 @@ class ParamMeaning(StrictModel):
         template = self.say or ("{label}" if self.labels else None)
         if template is None:
             return None
-        return template.replace("{label}", label or str(value)).replace("{value}", str(value))
+        text = template.replace("{label}", label or str(value)).replace("{value}", str(value))
+        tail = template.rsplit("}", 1)[1].strip()  # the word after the value: '{value} 정류소' -> '정류소'
+        if tail and str(label or value).strip().endswith(tail) and text.endswith(" " + tail):
+            return text[: -len(tail) - 1]  # '월암정류소', not '월암정류소 정류소'
+        return text
 
 
 class Kind(StrictModel):
