@@ -1020,3 +1020,87 @@ def test_tasks_the_first_page_solves_are_marked_and_capped(
             run_eval(task_set, EvalConfig(policy=policy, out=tmp_path / policy, rollouts=1))
         )
         assert not any(r["reward"] for r in records), policy
+
+
+def test_a_member_handed_on_reads_as_whose_result_it_is(project: Project) -> None:
+    """A bill's 대표발의자 handed to a member's press conferences reads 'X의 대표발의자의 국회 소통관 기자회견'
+    (kinds.yaml `owner` on member_name), where it read '…의 대표발의자에 해당하는 …'; an address handed to the
+    address search still reads '…의 주소에 해당하는 도로명주소 검색 결과'."""
+    import random
+
+    from kopa_gen.edge.builder import Chain, Focus, GEdge
+    from kopa_gen.edge.scorer import Binding
+    from kopa_gen.runtime.session import Session
+    from kopa_gen.sandbox.config import SandboxConfig
+
+    sigs = {s.name: s for s in load_signatures(project, ["assembly", "fsc", "juso"])}
+    person = GEdge(
+        "b->p",
+        "assembly_list_member_bills",
+        "assembly_list_member_press_conferences",
+        (Binding("PERSON", "RST_PROPOSER", 1.0),),
+        {},
+    )
+    address = GEdge(
+        "s->a",
+        "fsc_get_consolidated_subsidiaries",
+        "juso_search_addresses",
+        (Binding("keyword", "sbrdEnpAdr", 1.0),),
+        {},
+    )
+
+    async def phrases() -> tuple[str, str]:
+        async with Session.open(project, ["assembly"], sandbox=SandboxConfig(limits=False)) as session:
+            chain = Chain(project, session, sigs, {}, {}, random.Random(0))
+            bill = Focus(
+                "c1", "assembly_list_member_bills", "rows[0]", [{"RST_PROPOSER": "김하나"}], "그 법률안", 1
+            )
+            sub = Focus(
+                "c2",
+                "fsc_get_consolidated_subsidiaries",
+                "rows[0]",
+                [{"sbrdEnpAdr": "서울"}],
+                "그 종속기업",
+                1,
+            )
+            return chain.phrase_after(bill, person), chain.phrase_after(sub, address)
+
+    said, place = asyncio.run(phrases())
+    assert said.startswith("그 법률안의 대표발의자의 ") and "해당하는" not in said, said
+    assert "해당하는" in place, place
+
+
+def test_a_value_unrelated_things_share_is_no_hand_off(project: Project) -> None:
+    """A member's era (제22대) leads to every bill of that era, which has nothing to do with the member: 'X 의원의
+    재직 이력의 국회 대수에 해당하는 대수별 의안' is refused before it runs (kinds.yaml `broad` on assembly_era),
+    while the member's own name still hands on to the bills the member proposed."""
+    import random
+
+    from kopa_gen.edge.builder import Chain, Focus, GEdge, NotInstantiable
+    from kopa_gen.edge.scorer import Binding
+    from kopa_gen.runtime.session import Session
+    from kopa_gen.sandbox.config import SandboxConfig
+
+    sigs = {s.name: s for s in load_signatures(project, ["assembly"])}
+    careers = "assembly_list_member_careers"
+    era = GEdge(
+        "c->s", careers, "assembly_search_bills", (Binding("AGE", "UNIT_NM", 1.0, "regex('([0-9]+)')"),), {}
+    )
+    own = GEdge("c->p", careers, "assembly_list_pending_bills", (Binding("PROPOSER", "HG_NM", 1.0),), {})
+
+    async def check() -> str:
+        async with Session.open(project, ["assembly"], sandbox=SandboxConfig(limits=False)) as session:
+            chain = Chain(project, session, sigs, {}, {}, random.Random(0))
+            row = Focus(
+                "c1",
+                careers,
+                "rows[0]",
+                [{"UNIT_NM": "제22대", "HG_NM": "김하나"}],
+                "김하나 의원의 재직 이력",
+                1,
+            )
+            with pytest.raises(NotInstantiable, match="unrelated things share"):
+                chain.phrase_after(row, era)
+            return chain.phrase_after(row, own)
+
+    assert "해당하는" not in asyncio.run(check())

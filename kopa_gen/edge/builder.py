@@ -490,6 +490,10 @@ class Chain:
             tie = Tie("own")
         elif m.role in ("code", "id", "order"):
             tie = Tie("refused", f"{field}: a hand-off through another row's code")
+        elif self._broad(edge):
+            tie = Tie(
+                "refused", f"{field}: hands on a value unrelated things share (an era, a year, a party)"
+            )
         elif m.ask or (kind is not None and kind.noun):
             tie = Tie("attribute", m.ask or (kind.noun if kind is not None else ""))
         else:
@@ -549,7 +553,27 @@ class Chain:
         said = focus.phrase if tie.how == "own" else of(focus.phrase, tie.words)
         if within:
             return f"{said}이(가) 속한 {within}"
-        return said if tie.how == "own" else f"{said}에 해당하는"
+        return said if tie.how == "own" or self._names_owner(edge) else f"{said}에 해당하는"
+
+    def _broad(self, edge: GEdge) -> bool:
+        """Whether the edge hands on, as it is, a value of a broad kind (kinds.yaml `broad`): the member's era
+        leads to every bill of that era, which has nothing to do with the member ('X 의원의 재직 이력의 국회 대수에
+        해당하는 대수별 의안'). A place cut to the 시도 it lies in is not refused: that is where X is."""
+        b = edge.bindings[0]
+        if b.pipe.startswith(("words(", "prefix(")):
+            return False
+        out = self.sigs[edge.producer].output(b.field)
+        param = self.sigs[edge.consumer].param(b.param)
+        names = (out.meaning.kind if out is not None and out.meaning else None, param.kind if param else None)
+        return any(n is not None and n in self.kinds and self.kinds[n].broad for n in names)
+
+    def _names_owner(self, edge: GEdge) -> bool:
+        """Whether the handed field names someone with results of their own (kinds.yaml `owner`: a member)."""
+        out = self.sigs[edge.producer].output(edge.bindings[0].field)
+        kind = (
+            self.kinds.get(out.meaning.kind) if out is not None and out.meaning and out.meaning.kind else None
+        )
+        return kind is not None and kind.owner
 
     def _topic_phrase(self, owner: str, tool: str, ctx: str = "") -> str:
         """How a question names `tool`'s result for `owner` ('X의 직원 현황', 'X의 주소에 해당하는 법정동')."""

@@ -179,6 +179,11 @@ class Kind(StrictModel):
         "link through it is proposed only where the retriever pairs the two tools anyway, not between every tool "
         "that has such a field and every tool that takes one.",
     )
+    owner: bool = Field(
+        default=False,
+        description="A value of this kind names someone with results of their own (a member, a company): handed on "
+        "as an attribute it reads possessively, 'X의 대표발의자의 정책 세미나', not 'X의 대표발의자에 해당하는 …'.",
+    )
     to: dict[str, str] = Field(
         default_factory=dict,
         description="Typed transforms: target kind -> a pipe of path functions that turns a value of this kind "
