@@ -268,10 +268,19 @@ async def synthesize(
     )  # kept tasks per chain shape: the tools of each step and the question asked
     tried_here: Counter[tuple[str, ...]] = Counter()  # attempts per (type, domain) and (type, tool, param)
     built_here: Counter[tuple[str, ...]] = Counter()  # chains built, the same keys
+    tried_at_keep: Counter[str] = Counter()  # attempts of each type when it last kept a task
     attempt = 0
     while sum(done.values()) < config.tasks:
-        # the type furthest behind its quota (seeded among ties); a type that used up its attempts is given up
-        open_types = [t for t in sorted(want) if done[t] < want[t] and tried[t] < config.attempts * want[t]]
+        # the type furthest behind its quota (seeded among ties); a type that used up its attempts is given up, and
+        # so is one that kept nothing in 10 x --attempts tries in a row (its domains are full or cannot build it:
+        # a 300-task run otherwise spent its last quarter hour on 15 tasks)
+        open_types = [
+            t
+            for t in sorted(want)
+            if done[t] < want[t]
+            and tried[t] < config.attempts * want[t]
+            and tried[t] - tried_at_keep[t] < 10 * config.attempts
+        ]
         if not open_types:
             break
         wanted = rng.choices(open_types, weights=[want[t] - done[t] for t in open_types])[0]
@@ -354,6 +363,7 @@ async def synthesize(
         report.seconds["filter"] += time.perf_counter() - t1
         if ok:
             done[typ] += 1
+            tried_at_keep[typ] = tried[typ]
             per_domain[domain] += 1
             endings[ending] += 1
             shapes[shape] += 1
