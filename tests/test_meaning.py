@@ -164,6 +164,8 @@ def test_phrases_and_question_words() -> None:
     assert stop.phrase("월암정류소") == "월암정류소"  # not '월암정류소 정류소'
     assert ParamMeaning(say="{value} 의원").phrase("김철수") == "김철수 의원"
     assert FieldMeaning(role="measure", unit="명", ask="직원 수").question_word() == "몇"
+    assert FieldMeaning(role="measure", unit="초", ask="도착까지 남은 시간").question_word() == "몇"  # 몇 초
+    assert FieldMeaning(role="measure", unit="원", ask="매출액").question_word() == "얼마"
     assert FieldMeaning(role="date", ask="개교일").question_word() == "언제"
     assert FieldMeaning(role="name", ask="대표자", wh="누구").question_word() == "누구"
 

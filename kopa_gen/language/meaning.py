@@ -55,6 +55,8 @@ Role = Literal[
 """
 
 Wh = Literal["얼마", "몇", "무엇", "누구", "어디", "언제"]
+COUNTED = frozenset({"count", "seconds", "minutes", "hours", "days", "months", "years"})
+"""Unit dimensions asked with 몇 and the unit ('몇 명', '몇 초'); money and percentages are asked with 얼마."""
 WH_BY_ROLE: dict[Role, Wh] = {"measure": "얼마", "date": "언제", "time": "언제", "year": "언제"}
 
 KIND_ID = r"^[a-z][a-z0-9_]{1,47}$"
@@ -123,8 +125,8 @@ class FieldMeaning(StrictModel):
         if self.wh is not None:
             return self.wh
         unit = parse_unit(self.unit) if self.unit is not None else None
-        if self.role == "measure" and unit is not None and unit.dimension == "count":
-            return "몇"
+        if self.role == "measure" and unit is not None and unit.dimension in COUNTED:
+            return "몇"  # '몇 명', and a span in its unit: '몇 초', '몇 분' (not '얼마', which leaves the unit unsaid)
         return WH_BY_ROLE.get(self.role, "무엇")
 
 
