@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -390,10 +391,11 @@ def items(chain: Chain, focus: Focus, name: Sequence[tuple[str, str]] | None = N
         return []
     keys = [tuple(str(r.get(f, "")).strip() for f in about.item) for r in focus.rows]
     varied = [i for i, f in enumerate(about.item) if len({k[i] for k in keys}) > 1]
+    seen = Counter(keys)
     out: list[Item] = []
     for key in sorted(set(keys)):
         if (
-            keys.count(key) != 1
+            seen[key] != 1
             or "" in key
             or (name is not None and tuple(zip(about.item, key, strict=True)) != tuple(name))
         ):
