@@ -1104,3 +1104,110 @@ def test_a_value_unrelated_things_share_is_no_hand_off(project: Project) -> None
             return chain.phrase_after(row, own)
 
     assert "해당하는" not in asyncio.run(check())
+
+
+def test_a_search_by_one_word_starts_from_every_row_it_finds(project: Project) -> None:
+    """law.go.kr's ordinance search matches part of the name: a chain may start from every ordinance whose name
+    holds a subject word, within a 시도 ('경기도와 그 안 시군구의 이름에 '주차장'이 들어간 자치법규', 55 rows over
+    three pages). The words are subjects, never a government's name; the whole set is read; the particle fits
+    the word; a `contains` phrase on a parameter that matches whole values is a spec error naming the fix."""
+    import random
+    import sqlite3
+
+    from kopa_gen.edge.builder import Chain, GEdge
+    from kopa_gen.edge.starts import MAX_SET, _word_spec, start_specs
+    from kopa_gen.language.kopa import Filter, Source
+    from kopa_gen.runtime.session import Session
+    from kopa_gen.sandbox.config import SandboxConfig
+    from kopa_gen.world.build import ensure_world
+
+    sigs = {s.name: s for s in load_signatures(project, ["law", "region"])}
+    hop = GEdge("o->r", "law_search_ordinances", "region_list_legal_districts", (), {})
+    (spec,) = [
+        s for s in start_specs(project, sigs.values(), {"law_search_ordinances": [hop]}, 0) if s.contains
+    ]
+    db = sqlite3.connect(ensure_world(project.world).path)
+    governments = {
+        w for (n,) in db.execute("SELECT DISTINCT 지자체기관명 FROM law_ordinances") for w in n.split()
+    }
+    words = {v["query"] for v in spec.values}
+    assert "주차장" in words and not words & governments
+    (parking,) = [v for v in spec.values if v == {"query": "주차장", "org": "41"}]
+    expected = {
+        str(n)
+        for (n,) in db.execute(
+            "SELECT 자치법규일련번호 FROM law_ordinances WHERE 자치법규명 LIKE '%주차장%' AND 지자체코드 LIKE '41%'"
+        )
+    }
+    assert 20 < len(expected) <= MAX_SET  # more than a first page
+
+    async def start() -> Any:
+        async with Session.open(project, ["law", "region"], sandbox=SandboxConfig(limits=False)) as session:
+            chain = Chain(project, session, sigs, {}, {}, random.Random(0))
+            return await chain.start(spec, parking), chain
+
+    focus, chain = asyncio.run(start())
+    assert focus.total == len(expected) and {r["자치법규일련번호"] for r in focus.rows} == expected
+    assert focus.phrase == "경기도와 그 안 시군구의 이름에 '주차장'이 들어간 자치법규"
+    assert chain.starts == ["주차장"]
+
+    sig = sigs["law_search_ordinances"]
+    whole = Source(table="law_ordinances", filters=[Filter(param="query", column="자치법규명", match="eq")])
+    with pytest.raises(
+        ValueError, match=r"law/meaning.yaml: law_search_ordinances.query has `contains`.*match"
+    ):
+        _word_spec(db, sig, "query", "이름에 '{value}'이(가) 들어간", whole, 0)
+
+
+def test_a_run_in_shards_keeps_the_same_tasks_wherever_its_shards_run(
+    project: Project, gstar: GraphDoc, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run larger than a shard is cut into shards whose type quotas add up to the run's; the shards run here one
+    after another or in two worker processes, and the merged tasks are the same, numbered again per type."""
+    from kopa_gen.edge import dataset
+    from kopa_gen.edge.dataset import quotas, shard_configs, synthesize_spread
+    from kopa_gen.runtime.spread import Spread
+
+    monkeypatch.setattr(dataset, "SHARD", 2)
+    config = SynthConfig(tasks=5, mix=MIX, attempts=40)
+    shards = shard_configs(config)
+    assert len(shards) == 3 and len({s.seed for s in shards}) == 3
+    total: Counter[str] = Counter()
+    for s in shards:
+        total.update(quotas(s.tasks, s.mix))
+    assert dict(total) == quotas(5, MIX)
+
+    def run(spread: Spread) -> list[tuple[str, str]]:
+        cands, report = asyncio.run(synthesize_spread(project, gstar, config, spread))
+        assert sum(report.kept.values()) == len(cands)
+        return [(c.task.id, c.task.query) for c in cands]
+
+    here = run(Spread())
+    assert len(here) >= 2
+    assert run(Spread(workers=2)) == here
+    ids = [i for i, _ in here]
+    assert len(set(ids)) == len(ids)
+    for typ in {i.split("-")[0] for i in ids}:  # numbered 1.. per type, in shard order
+        assert sorted(i for i in ids if i.startswith(typ)) == [
+            f"{typ}-{n:04d}" for n in range(1, sum(i.startswith(typ) for i in ids) + 1)
+        ]
+
+
+def test_a_set_that_kept_fewer_than_asked_still_holds_the_domain_share(
+    synthesized: tuple[list[Candidate], Report],
+) -> None:
+    """The run caps a domain at its share of the tasks asked for; when fewer are kept, the last tasks of a domain
+    above the share of those kept are dropped and counted (over two domains, the share held is a half)."""
+    import copy
+
+    from kopa_gen.edge.dataset import hold_domain_share
+
+    cands, _ = synthesized
+    four = [copy.copy(cands[0]) for _ in range(4)]
+    for cand, domain in zip(four, ["traffic", "traffic", "traffic", "district"], strict=True):
+        cand.task = cand.task.model_copy(update={"domain": domain, "id": f"seq-{id(cand)}"})
+    report = Report()
+    kept, report = hold_domain_share(list(four), report, 0.3)
+    assert [c.task.domain for c in kept] == ["traffic", "district"]
+    assert kept[0] is four[0]
+    assert sum(v for k, v in report.not_instantiable.items() if "hold traffic" in k) == 2

@@ -86,6 +86,8 @@ class SynthOptions:
     verifier: EndpointSettings | None = field(
         default=None, metadata={"endpoint": "verifier"}
     )  # None: nothing replaced
+    workers: int
+    ray: str | None = None
 
     def __post_init__(self) -> None:
         if (self.judge is None) != (self.second_judge is None):
@@ -146,7 +148,9 @@ def cmd_edge_synth(o: SynthOptions) -> int:
         from kopa_gen.edge.writer import LLMWriter
 
         writer = LLMWriter(o.writer)
-    return asyncio.run(edge_synth(project, Path(o.graph), Path(o.out), config, writer))
+    return asyncio.run(
+        edge_synth(project, Path(o.graph), Path(o.out), config, writer, spread(o.workers, o.ray))
+    )
 
 
 def add_commands(sub: Subparsers) -> None:
@@ -290,4 +294,5 @@ def add_commands(sub: Subparsers) -> None:
         url_help="OpenAI-compatible judge that verifies a re-solver's different answer before it replaces the "
         "stored one (without it nothing is replaced)",
     )
+    spread_arguments(es, "shards of a run over 200 tasks (the same tasks wherever they run)")
     es.set_defaults(func=lambda args: cmd_edge_synth(parse(SynthOptions, args)))

@@ -34,6 +34,7 @@ from kopa_gen.edge.scorer import Binding, Examples
 from kopa_gen.edge.signatures import ToolSig
 from kopa_gen.language.functions import coerce_arg, maybe_number
 from kopa_gen.language.meaning import FieldMeaning
+from kopa_gen.language.particles import attach_particles
 from kopa_gen.language.task import EACH, From, GoldCall, GoldStep, SystemState, Task
 from kopa_gen.language.units import parse_unit
 from kopa_gen.project import Project
@@ -116,7 +117,9 @@ class Focus:
 
 @dataclass(frozen=True)
 class StartSpec:
-    """A lookup by name: calling `tool` with `param` = a name finds the row whose `field` is that name."""
+    """A lookup by name: calling `tool` with `param` = a name finds the row whose `field` is that name. With
+    `contains` (the parameter's meaning.yaml phrase), a search by one word instead: the start is every row whose
+    `field` contains the word ('이름에 '주차장'이 들어간 자치법규'), a set a reduction or a fan-out works on."""
 
     tool: str
     param: str
@@ -124,6 +127,12 @@ class StartSpec:
     kind: str
     values: tuple[dict[str, str], ...]  # argument sets from the world (the name and the arguments its row
     # holds), in a seeded order
+    contains: str | None = None
+
+    @property
+    def key(self) -> str:
+        """The start's name among a tool's starts: its parameter, '~' after it for a search by one word."""
+        return self.param + ("~" if self.contains is not None else "")
 
 
 @dataclass(frozen=True)
@@ -372,6 +381,8 @@ class Chain:
         call_id = self.new_id()
         await self.run([GoldCall(id=call_id, tool=spec.tool, args=args, pages="all" if paged else None)])
         rows = rows_of(self.walk.results[call_id])
+        if spec.contains is not None:
+            return self._word_start(spec, sig, call_id, name, args, rows)
         mine = [r for r in rows if str(r.get(spec.field, "")).strip() == name]
         if len(mine) != 1:
             raise NotInstantiable(f"{len(mine)} rows of {spec.tool} are named {name!r}")
@@ -381,6 +392,32 @@ class Chain:
         self.start_values |= {str(v).strip() for v in args.values() if not isinstance(v, From)}
         phrase = f"{ctx} {said}".strip()
         return Focus(call_id, spec.tool, f"rows[{spec.field}={quote(name)}]", mine, phrase, len(rows))
+
+    def _word_start(
+        self,
+        spec: StartSpec,
+        sig: ToolSig,
+        call_id: str,
+        word: str,
+        args: Mapping[str, Any],
+        rows: list[dict[str, Any]],
+    ) -> Focus:
+        """The set a search by one word finds: every row whose name contains it, named as the meaning says
+        ('이름에 '주차장'이 들어간 자치법규')."""
+        assert spec.contains is not None
+        mine = [r for r in rows if word in str(r.get(spec.field, ""))]
+        if len(mine) < 2 or len(mine) != len(rows):
+            raise NotInstantiable(f"{spec.tool}: {len(mine)} of {len(rows)} rows contain {word!r}")
+        ctx = self.context(sig, {k: v for k, v in args.items() if k != spec.param})
+        self.keep.append(word)
+        self.starts.append(word)
+        self.start_values |= {str(v).strip() for v in args.values() if not isinstance(v, From)}
+        noun = sig.about.noun if sig.about is not None else sig.name
+        words = spec.contains.replace("{value}", word).replace("{label}", word)
+        phrase = attach_particles(f"{ctx} {words} {noun}".strip())
+        result = self.walk.results[call_id]
+        total = result.get("total_count") if isinstance(result.get("total_count"), int) else len(rows)
+        return Focus(call_id, spec.tool, "rows", mine, phrase, int(total))
 
     def edges_from(self, tool: str, focus_rows: Sequence[dict[str, Any]], avoid: set[str]) -> list[GEdge]:
         """Kept edges out of `tool` whose bindings the focus rows fill, to tools not yet in the chain, that a
@@ -599,6 +636,14 @@ class Chain:
                 continue
             param = self.sigs[edge.consumer].param(b.param)
             kind = self.kinds.get(param.kind) if param is not None and param.kind else None
+            out = self.sigs[edge.producer].output(b.field)
+            source = (
+                self.kinds.get(out.meaning.kind)
+                if out is not None and out.meaning and out.meaning.kind
+                else None
+            )
+            if source is not None and param is not None and param.kind in source.renames:
+                continue  # the same place named shorter ('경기도 가평군' -> '가평군'), not a place it lies in
             if kind is not None and kind.noun:
                 return kind.noun.removesuffix(" 이름").removesuffix(" 코드")
         return ""

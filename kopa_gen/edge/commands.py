@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kopa_gen.edge.dataset import SynthConfig, quotas, stats_markdown, synthesize, write_dataset
+from kopa_gen.edge.dataset import SynthConfig, quotas, stats_markdown, synthesize_spread, write_dataset
 from kopa_gen.edge.graph import GraphConfig, IterationLog, PhaseA, problems, run_phase_a, to_json
 from kopa_gen.edge.picture import to_dot, to_svg
 from kopa_gen.edge.scorer import SCORERS, EdgeScorer, LLMScorer
@@ -20,6 +20,7 @@ from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.synthesis import GraphDoc
 from kopa_gen.plugins import UnknownName
 from kopa_gen.project import Project
+from kopa_gen.runtime.spread import Spread
 
 
 def make_scorer(name: str, endpoint: EndpointSettings | None) -> EdgeScorer:
@@ -110,15 +111,20 @@ async def edge_graph(project: Project, config: GraphConfig, scorer: EdgeScorer, 
 
 
 async def edge_synth(
-    project: Project, graph: Path, out: Path, config: SynthConfig, writer: QueryWriter | None
+    project: Project,
+    graph: Path,
+    out: Path,
+    config: SynthConfig,
+    writer: QueryWriter | None,
+    spread: Spread | None = None,
 ) -> int:
     if not graph.exists():
         raise SystemExit(f"{graph} not found; run `kopa-gen edge graph --out {graph.parent}` first")
     doc = read_graph(graph)
     start = time.perf_counter()
     try:
-        cands, report = await synthesize(
-            project, doc, config, writer, say=lambda line: print(line, file=sys.stderr, flush=True)
+        cands, report = await synthesize_spread(
+            project, doc, config, spread, writer, say=lambda line: print(line, file=sys.stderr, flush=True)
         )
     except ValueError as exc:
         print(f"problem: {exc}", file=sys.stderr)

@@ -12,10 +12,11 @@ import math
 import random
 import sqlite3
 import statistics
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ from kopa_gen.language.task import GoldStep, SystemState, Task
 from kopa_gen.language.yamlout import dump_yaml
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
+from kopa_gen.runtime.spread import Spread
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.world.build import ensure_world
 
@@ -210,7 +212,7 @@ def provenance(
         type=chain_type(set(chain.features)),
         recipe=recipe,
         features=sorted(chain.features),
-        start=f"{spec.tool}({spec.param}={name})",
+        start=f"{spec.tool}({spec.param}{'~' if spec.contains else ''}={name})",
         junctions=[JunctionDoc(**vars(j)) for j in chain.junctions],
         edges=[UsedEdge(id=e.id, posterior_mean=round(e.mean, 6), trials=e.trials) for e in chain.edges],
         platforms=sorted({chain.sigs[c.tool].platform for s in chain.steps for c in s.calls}),
@@ -304,14 +306,14 @@ async def synthesize(
         spec = rng.choices(
             specs_here,
             weights=[
-                math.sqrt(len(x.values)) * _rate(built_here, tried_here, (wanted, x.tool, x.param))
+                math.sqrt(len(x.values)) * _rate(built_here, tried_here, (wanted, x.tool, x.key))
                 for x in specs_here
             ],
         )[0]
-        tried_here[wanted, spec.tool, spec.param] += 1
-        values = spec.values[cursor[spec.tool + spec.param] % len(spec.values)]
+        tried_here[wanted, spec.tool, spec.key] += 1
+        values = spec.values[cursor[spec.tool + spec.key] % len(spec.values)]
         name = values[spec.param]
-        cursor[spec.tool + spec.param] += 1
+        cursor[spec.tool + spec.key] += 1
         recipe = wanted
         seed = rng.randrange(2**31)
         t0 = time.perf_counter()
@@ -325,7 +327,7 @@ async def synthesize(
             continue
         report.seconds["build"] += time.perf_counter() - t0
         built_here[recipe, domain] += 1
-        built_here[recipe, spec.tool, spec.param] += 1
+        built_here[recipe, spec.tool, spec.key] += 1
         typ = chain_type(set(chain.features))
         if done[typ] >= want.get(typ, 0):  # a recipe may build another type: kept while that type has room
             report.not_instantiable[f"{recipe}: built a {typ} chain, whose quota is full"] += 1
@@ -351,7 +353,7 @@ async def synthesize(
             task = task.model_copy(update={"query": rewritten})
             prov = prov.model_copy(update={"writer": writer.name})
         report.writer[prov.writer] += 1
-        key = json.dumps([[(c.tool, sorted(map(str, c.args.items()))) for c in s.calls] for s in task.gold])
+        key = _gold_key(task)
         if key in seen:
             report.not_instantiable[f"{recipe}: duplicate of an earlier chain"] += 1
             continue
@@ -377,6 +379,154 @@ async def synthesize(
                 )
     found.db.close()
     return kept, report
+
+
+SHARD = 200
+"""Tasks per shard of a larger run. A run of more tasks is cut into shards of at most this many, each synthesized
+on its own from a seed drawn from the run's seed, with its share of every type's quota and of every cap; the
+shards run one after another here or at once over `--workers` (the same tasks either way, in shard order)."""
+
+
+def shard_configs(config: SynthConfig) -> list[SynthConfig]:
+    """The run as shards: itself up to SHARD tasks; else ceil(tasks / SHARD) configs whose type quotas split the
+    run's quotas (largest remainders first, so every shard's quotas sum to its size) under seeds drawn from the
+    run's."""
+    n = max(1, math.ceil(config.tasks / SHARD))
+    if n == 1:
+        return [config]
+    want = quotas(config.tasks, config.mix)
+    shards: list[dict[str, int]] = [{} for _ in range(n)]
+    offset = 0
+    for typ in sorted(want):  # a type's tasks dealt round the shards, each type starting where the last ended
+        for k in range(want[typ]):
+            shard = shards[(offset + k) % n]
+            shard[typ] = shard.get(typ, 0) + 1
+        offset += want[typ]
+    out: list[SynthConfig] = []
+    for i, mix in enumerate(shards):
+        seed = random.Random(f"edge-shard:{config.seed}:{i}").randrange(2**31)
+        out.append(
+            replace(config, seed=seed, tasks=sum(mix.values()), mix={t: float(v) for t, v in mix.items()})
+        )
+    return out
+
+
+async def synth_shard(
+    project: Project,
+    doc: GraphDoc,
+    config: SynthConfig,
+    writer: EndpointSettings | None,
+    index: int,
+    shards: int,
+) -> tuple[list[Candidate], Report, tuple[int, int, int, str]]:
+    """One shard of a run (`synthesize_spread`), in this process or a worker's: its tasks, its report, and its LLM
+    writer's accepted, rejected and failed rewrites with the last error."""
+    llm = None
+    if writer is not None:
+        from kopa_gen.edge.writer import LLMWriter
+
+        llm = LLMWriter(writer)
+
+    def say(line: str) -> None:
+        print(f"shard {index + 1}/{shards}: {line}", file=sys.stderr, flush=True)
+
+    try:
+        cands, report = await synthesize(project, doc, config, llm, say)
+    finally:
+        if llm is not None:
+            await llm.aclose()
+    counts = (llm.accepted, llm.rejected, llm.failed, llm.last_error) if llm is not None else (0, 0, 0, "")
+    return cands, report, counts
+
+
+async def synthesize_spread(
+    project: Project,
+    doc: GraphDoc,
+    config: SynthConfig,
+    spread: Spread | None = None,
+    writer: QueryWriter | None = None,
+    say: Callable[[str], None] | None = None,
+) -> tuple[list[Candidate], Report]:
+    """`synthesize` for a run of any size: up to SHARD tasks as one; more as shards (`shard_configs`) run here or
+    over `spread`'s workers, merged in shard order. A chain two shards both built is kept once (the merge says how
+    many it dropped); ids are numbered again per type."""
+    shards = shard_configs(config)
+    if len(shards) == 1:
+        return hold_domain_share(
+            *await synthesize(project, doc, config, writer, say), config.max_domain_share
+        )
+    from kopa_gen.edge.writer import LLMWriter
+    from kopa_gen.runtime.spread import run_jobs
+
+    endpoint = writer.endpoint if isinstance(writer, LLMWriter) else None
+    jobs = [(doc, c, endpoint, i, len(shards)) for i, c in enumerate(shards)]
+    done: dict[int, tuple[list[Candidate], Report, tuple[int, int, int, str]]] = {}
+    async for i, result in run_jobs(project, spread or Spread(), synth_shard, jobs, 1):
+        done[i] = result
+        if say is not None:
+            say(f"shard {i + 1}/{len(shards)} done: {len(result[0])} of {shards[i].tasks} kept")
+    kept: list[Candidate] = []
+    report = Report()
+    seen: set[str] = set()
+    numbers: Counter[str] = Counter()
+    for i in range(len(shards)):
+        cands, part, (accepted, rejected, failed, error) = done[i]
+        _add(report, part)
+        if isinstance(writer, LLMWriter):
+            writer.accepted += accepted
+            writer.rejected += rejected
+            writer.failed += failed
+            writer.last_error = error or writer.last_error
+        for cand in cands:
+            key = _gold_key(cand.task)
+            if key in seen:
+                report.not_instantiable["merge: the same chain in two shards"] += 1
+                report.kept[cand.provenance.type] -= 1
+                report.first_page -= cand.provenance.first_page
+                continue
+            seen.add(key)
+            numbers[cand.provenance.type] += 1
+            cand.task = cand.task.model_copy(
+                update={"id": f"{cand.provenance.type}-{numbers[cand.provenance.type]:04d}"}
+            )
+            kept.append(cand)
+    return hold_domain_share(kept, report, config.max_domain_share)
+
+
+def hold_domain_share(kept: list[Candidate], report: Report, share: float) -> tuple[list[Candidate], Report]:
+    """The set with no domain above `share` of the tasks kept: the run caps a domain at that share of the tasks
+    asked for, so a run that keeps fewer than it asked can end above it; the last tasks of such a domain are
+    then dropped (counted under 'not instantiable') until it fits. Over fewer domains than 1 / `share`, the
+    share held is one domain's even part."""
+    while kept:
+        per = Counter(c.task.domain for c in kept)
+        domain, n = per.most_common(1)[0]
+        if n <= max(share, 1 / len(per)) * len(kept):
+            break
+        last = max(i for i, c in enumerate(kept) if c.task.domain == domain)
+        cand = kept.pop(last)
+        report.not_instantiable[f"end: dropped to hold {domain} within {share:.0%} of the set"] += 1
+        report.kept[cand.provenance.type] -= 1
+        report.first_page -= cand.provenance.first_page
+    return kept, report
+
+
+def _gold_key(task: Task) -> str:
+    """A chain as its calls: tools and arguments, step by step (two tasks with one key are one chain)."""
+    return json.dumps([[(c.tool, sorted(map(str, c.args.items()))) for c in s.calls] for s in task.gold])
+
+
+def _add(total: Report, part: Report) -> None:
+    total.drafts.update(part.drafts)
+    total.not_instantiable.update(part.not_instantiable)
+    for stage, reasons in part.counts.removed.items():
+        total.counts.removed.setdefault(stage, Counter()).update(reasons)
+    total.kept.update(part.kept)
+    for phase, seconds in part.seconds.items():
+        total.seconds[phase] = total.seconds.get(phase, 0.0) + seconds
+    total.writer.update(part.writer)
+    total.replaced += part.replaced
+    total.first_page += part.first_page
 
 
 def _rate(built: Counter[tuple[str, ...]], tried: Counter[tuple[str, ...]], key: tuple[str, ...]) -> float:

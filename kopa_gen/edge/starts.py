@@ -21,12 +21,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from kopa_gen.edge.builder import GEdge, StartSpec
 from kopa_gen.edge.found import Found
 from kopa_gen.edge.signatures import ToolSig
+from kopa_gen.language.kopa import Source
 from kopa_gen.project import Project
 from kopa_gen.world.build import ensure_world
 
 NAME_ROLES = frozenset({"name"})
 MAX_NAME = 40  # characters: a longer "name" is a title or a sentence, not how people name a thing
 SAMPLE = 5000  # value sets kept per lookup, the richest (see `rank`)
+MAX_SET = 300  # rows of a set a search by one word starts from, at most (a training context reads it whole:
+# SynthConfig.max_rows)
 # rows of a lookup's table read to find them: every company of the world (137,548 outline rows); at 50,000 the
 # sample held none of the 2,890 companies with financial statements, and every finance chain that wanted a
 # statement died at its first hop
@@ -58,6 +61,10 @@ def start_specs(
             examples = {str(v) for vs in project.platform(sig.platform).kopa.examples.values() for v in vs}
             columns = {f.param: f.column for f in source.filters}
             for param in sig.bindable:
+                if param.meaning is not None and param.meaning.contains is not None:
+                    word_spec = _word_spec(db, sig, param.name, param.meaning.contains, source, seed)
+                    if word_spec is not None:
+                        specs.append(word_spec)
                 if param.kind is None or param.meaning is None or param.meaning.say is None:
                     continue
                 if param.name not in columns:
@@ -122,6 +129,83 @@ def rank(
     scored = [(sum(all(r[i] in vs for i, vs in c) for c in checks), r) for r in rows]
     scored.sort(key=lambda x: -x[0])
     return [r for n, r in scored if n > 0 or unknown]
+
+
+def _word_spec(
+    db: sqlite3.Connection, sig: ToolSig, param: str, contains: str, source: Source, seed: int
+) -> StartSpec | None:
+    """The words a search by part of a name starts from (meaning.yaml `contains`): of each name the parameter
+    searches, the first word that is no word of another name its row carries (the subject of '서울특별시 종로구
+    주차장 설치 및 관리 조례' is '주차장', the government's words left out). A word is kept alone, and with each
+    labelled value of another parameter the tool filters by (a 시도: '경기도와 그 안 시군구의'), where 2 to
+    MAX_SET names of the table match: a bigger set cannot be read whole. A tool whose other arguments are required
+    has none."""
+    filters = {f.param: f for f in source.filters}
+    match = filters.get(param)
+    if match is None or match.match != "contains":
+        raise ValueError(
+            f"specs/platforms/{sig.platform}/meaning.yaml: {sig.name}.{param} has `contains`, but the operation's "
+            f"source filter for {param} is not `match: contains`; remove `contains` or make the filter match "
+            "part of the name"
+        )
+    if any(p.required and p.name != param for p in sig.bindable):
+        return None
+    scopes = [
+        (p.name, filters[p.name])
+        for p in sig.bindable
+        if p.name != param
+        and p.name in filters
+        and filters[p.name].match in ("eq", "prefix")
+        and p.meaning is not None
+        and p.meaning.labels
+    ]
+    table_columns = {r[1] for r in db.execute(f'PRAGMA table_info("{source.table}")')}
+    others = [
+        f.name
+        for f in sig.outputs
+        if f.name != match.column
+        and f.name in table_columns
+        and f.meaning is not None
+        and f.meaning.role in NAME_ROLES
+    ]
+    scoped = [f.column for _, f in scopes]
+    cols = ", ".join(f'"{c}"' for c in [match.column, *scoped, *others])
+    rows = db.execute(
+        f'SELECT {cols} FROM "{source.table}" WHERE "{match.column}" IS NOT NULL LIMIT {SCAN}'
+    ).fetchall()
+    heads: set[str] = set()
+    for row in rows:
+        taken = {w for v in row[1 + len(scoped) :] if v is not None for w in str(v).split()}
+        head = next((w for w in str(row[0]).split() if w not in taken), None)
+        if head is not None and len(head) >= 2 and "'" not in head:
+            heads.add(head)
+    sets: list[dict[str, str]] = []
+    for word in sorted(heads):
+        hits = [r for r in rows if word in str(r[0])]
+        if 2 <= len(hits) <= MAX_SET:
+            sets.append({param: word})
+        for i, (name, f) in enumerate(scopes):
+            meaning = sig.param(name)
+            assert meaning is not None and meaning.meaning is not None
+            for value in meaning.meaning.labels:
+                n = sum(
+                    (str(r[1 + i]) == value) if f.match == "eq" else str(r[1 + i]).startswith(value)
+                    for r in hits
+                )
+                if 2 <= n <= MAX_SET:
+                    sets.append({param: word, name: value})
+    random.Random(f"{seed}:{sig.name}:{param}:words").shuffle(sets)
+    if not sets:
+        return None
+    kind = sig.param(param)
+    return StartSpec(
+        sig.name,
+        param,
+        match.column,
+        (kind.kind if kind is not None and kind.kind else "") or "",
+        tuple(sets[:SAMPLE]),
+        contains,
+    )
 
 
 def _unsayable(sig: ToolSig, name: str) -> bool:

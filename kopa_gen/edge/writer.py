@@ -71,6 +71,7 @@ class LLMWriter:
     name = "llm"
 
     def __init__(self, endpoint: EndpointSettings) -> None:
+        self.endpoint = endpoint
         self.chat = ChatClient(endpoint)
         self.rejected = 0  # rewrites that dropped a value or added API vocabulary: the composed question kept
         self.failed = 0  # requests the endpoint failed after retries: the composed question kept

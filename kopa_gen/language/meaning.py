@@ -149,11 +149,19 @@ class ParamMeaning(StrictModel):
         "chosen for queries when labels are given.",
     )
 
-    @field_validator("say")
+    contains: str | None = Field(
+        default=None,
+        description="For a parameter that finds names containing a word (source filter `match: contains`): how a "
+        "question names the whole set one word finds, before the tool's noun ('이름에 '{value}'이(가) 들어간' -> "
+        "'이름에 '주차장'이 들어간 자치법규'). EDGE then starts chains from such sets, the words read from the "
+        "world (kopa_gen/edge/starts.py).",
+    )
+
+    @field_validator("say", "contains")
     @classmethod
     def _say(cls, v: str | None) -> str | None:
         if v is not None and not re.search(r"\{(value|label)\}", v):
-            raise ValueError("`say` must place the value: use {value} or {label}")
+            raise ValueError("`say` and `contains` must place the value: use {value} or {label}")
         return v
 
     def phrase(self, value: object) -> str | None:
@@ -191,6 +199,19 @@ class Kind(StrictModel):
         description="Typed transforms: target kind -> a pipe of path functions that turns a value of this kind "
         "into one of the target ('words(0, 2)': '서울특별시 강남구 테헤란로 1' -> '서울특별시 강남구').",
     )
+    renames: list[str] = Field(
+        default_factory=list,
+        description="Targets of `to` that name the same thing another way ('경기도 가평군' -> '가평군'): a question "
+        "says the thing itself, not a place it lies in ('X를 만든 지방자치단체의 학원', not '… 지방자치단체가 속한 "
+        "시군구의 학원').",
+    )
+
+    @model_validator(mode="after")
+    def _renames(self) -> Kind:
+        stray = [k for k in self.renames if k not in self.to]
+        if stray:
+            raise ValueError(f"`renames` lists {stray}, which `to` does not transform into; add them to `to`")
+        return self
 
 
 class ToolMeaning(StrictModel):
