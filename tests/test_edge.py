@@ -1211,3 +1211,33 @@ def test_a_set_that_kept_fewer_than_asked_still_holds_the_domain_share(
     assert [c.task.domain for c in kept] == ["traffic", "district"]
     assert kept[0] is four[0]
     assert sum(v for k, v in report.not_instantiable.items() if "hold traffic" in k) == 2
+
+
+def test_a_place_named_shorter_is_the_place_itself(project: Project) -> None:
+    """An ordinance's government ('경기도 가평군') handed to NEIS's academies as '가평군' is the same 시군구
+    (kinds.yaml `renames`): the question says the government itself. A school's address cut to its 시군구 is a
+    place the school lies in, and says so."""
+    import random
+
+    from kopa_gen.edge.builder import Chain, GEdge
+    from kopa_gen.edge.scorer import Binding
+
+    sigs = {s.name: s for s in load_signatures(project, ["law", "neis"])}
+    local = "words(1, 2)"
+    government = GEdge(
+        "o->a",
+        "law_search_ordinances",
+        "neis_search_academies",
+        (Binding("ADMST_ZONE_NM", "지자체기관명", 1.0, local),),
+        {},
+    )
+    school = GEdge(
+        "s->a",
+        "neis_search_schools",
+        "neis_search_academies",
+        (Binding("ADMST_ZONE_NM", "ORG_RDNMA", 1.0, local),),
+        {},
+    )
+    chain = Chain(project, None, sigs, {}, {}, random.Random(0))  # type: ignore[arg-type]
+    assert chain._within(government) == ""
+    assert chain._within(school) == "시도를 뺀 시군구"
