@@ -401,3 +401,42 @@ def test_verdict_fields() -> None:
     assert wrong.reason == "'57,000원' is off from 57600 by 600"
     unreadable = score_response("정답: 모르겠습니다", NumberAnswer(value=57600), YEAR)
     assert not unreadable.passed and not unreadable.readable
+
+
+@pytest.mark.parametrize(
+    ("message", "ok", "reason"),
+    [
+        # a span of time as a person says it is one amount (the question asked '몇 초', gold 199초)
+        ("가장 빨리 오는 버스는 3분 19초 뒤에 도착합니다.", True, None),
+        ("3분 19초, 즉 199초 남았습니다.", True, None),
+        ("약 199초(3분 19초) 남았습니다.", True, None),
+        ("3분 20초 뒤에 도착합니다.", False, "'3분 20초' is off from 199 초 by 1"),
+        # an amount said twice must be one amount: the opponent's 'wrong, i.e. right'
+        ("240초, 즉 199초입니다.", False, "contradicts itself: says one amount as two"),
+        ("199초, 다시 말해 240초입니다.", False, "contradicts itself: says one amount as two"),
+        # one part alone is no span in parts: 3분 is not read as 180초
+        ("3분입니다.", False, None),
+    ],
+)
+def test_a_time_in_parts_is_one_amount_and_an_amount_said_twice_must_agree(
+    message: str, ok: bool, reason: str | None
+) -> None:
+    gold = NumberAnswer(value=199, unit="초")
+    verdict = score_response(message, gold, YEAR)
+    assert verdict.passed is ok, verdict.reason
+    if reason is not None:
+        assert verdict.reason == reason
+
+
+def test_find_numbers_reads_a_time_in_parts_as_one_number() -> None:
+    found = [(m.text, m.value, m.unit) for m in find_numbers("2시간 3분 4초 걸렸고, 1시간 5분 쉬었다")]
+    assert found == [("2시간 3분 4초", 7384, "초"), ("1시간 5분", 65, "분")]
+    # parts out of order, a comma between them, or a fraction before a smaller part stay apart
+    assert [m.text for m in find_numbers("19초 3분, 3분, 19초, 1.5시간 3분")] == [
+        "19초",
+        "3분",
+        "3분",
+        "19초",
+        "1.5시간",
+        "3분",
+    ]

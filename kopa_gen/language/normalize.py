@@ -490,9 +490,54 @@ def _scan_numbers(t: str) -> list[NumberMatch]:
     return sorted(found, key=lambda n: n.start)
 
 
+_CLOCK = {"시간": 3600, "분": 60, "초": 1}
+"""Parts of one span of time as Korean writes it, in seconds: '3분 19초', '1시간 5분', '2시간 3분 4초'."""
+
+
+def _durations(t: str, found: list[NumberMatch]) -> list[NumberMatch]:
+    """Runs of time parts in falling order, only spaces between ('3분 19초'), as one amount in the last part's
+    unit (199초): a reply that says the time as a person does states the one value the question asked, not its
+    seconds alone. One part alone is left as it is (no 분 is read as 60 초: a school's 시간 is a class period)."""
+    out: list[NumberMatch] = []
+    i = 0
+    while i < len(found):
+        run = [found[i]]
+        while (j := i + len(run)) < len(found) and _time_follows(t, run[-1], found[j]):
+            run.append(found[j])
+        i += len(run)
+        if len(run) == 1:
+            out.append(run[0])
+            continue
+        last = run[-1]
+        step = _CLOCK[last.unit or ""]
+        total = sum((m.exact * _CLOCK[m.unit or ""] for m in run), Decimal(0)) / step
+        text = t[run[0].start : last.end]
+        out.append(
+            NumberMatch(text, total, last.unit, run[0].start, last.end, True, False, last.precision, last.ranged)
+        )
+    return out
+
+
+def _time_follows(t: str, a: NumberMatch, b: NumberMatch) -> bool:
+    return (
+        a.quantity
+        and b.quantity
+        and not a.ranged
+        and not a.per_unit
+        and not b.per_unit
+        and a.unit in _CLOCK
+        and b.unit in _CLOCK
+        and _CLOCK[a.unit or ""] > _CLOCK[b.unit or ""]
+        and a.exact == a.exact.to_integral_value()
+        and t[a.end : b.start].strip(" ") == ""
+    )
+
+
 def find_numbers(text: str) -> list[NumberMatch]:
-    """Every number in `text`, in order of appearance (see the module docstring for what is read)."""
-    return _scan_numbers(fold(text))
+    """Every number in `text`, in order of appearance (see the module docstring for what is read); a span of time
+    in parts ('3분 19초') is one number."""
+    t = fold(text)
+    return _durations(t, _scan_numbers(t))
 
 
 _HEDGE_BEFORE = re.compile(r"^(?:약|대략|총|합계|about|approx\.?|approximately|~)\s*", re.IGNORECASE)
@@ -507,7 +552,7 @@ def parse_number(text: str) -> NumberMatch | None:
     means None: '324명 이상' and '1, 2' are not one number.
     """
     core = _HEDGE_AFTER.sub("", _HEDGE_BEFORE.sub("", fold(text).strip()))
-    found = _scan_numbers(core)
+    found = _durations(core, _scan_numbers(core))
     if len(found) != 1 or found[0].start != 0 or found[0].end != len(core):
         return None
     return found[0]
