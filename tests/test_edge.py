@@ -1241,3 +1241,22 @@ def test_a_place_named_shorter_is_the_place_itself(project: Project) -> None:
     chain = Chain(project, None, sigs, {}, {}, random.Random(0))  # type: ignore[arg-type]
     assert chain._within(government) == ""
     assert chain._within(school) == "시도를 뺀 시군구"
+
+
+def test_the_domain_trim_drops_the_type_furthest_above_its_share_first(
+    synthesized: tuple[list[Candidate], Report],
+) -> None:
+    """Trimming a domain keeps the type mix: of the domain's tasks, the type furthest above its share of the mix
+    goes first (a Seq among Drv tasks the mix wants), not whichever came last."""
+    import copy
+
+    from kopa_gen.edge.dataset import hold_domain_share
+
+    cands, _ = synthesized
+    shape = [("traffic", "drv"), ("traffic", "seq"), ("traffic", "drv"), ("district", "drv")]
+    four = [copy.copy(cands[0]) for _ in shape]
+    for cand, (domain, typ) in zip(four, shape, strict=True):
+        cand.task = cand.task.model_copy(update={"domain": domain})
+        cand.provenance = cand.provenance.model_copy(update={"type": typ})
+    kept, _ = hold_domain_share(list(four), Report(), 0.3, {"drv": 0.9, "seq": 0.1})
+    assert kept == [four[0], four[3]]  # the Seq went first, then the last Drv of traffic

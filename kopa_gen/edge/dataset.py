@@ -453,7 +453,7 @@ async def synthesize_spread(
     shards = shard_configs(config)
     if len(shards) == 1:
         return hold_domain_share(
-            *await synthesize(project, doc, config, writer, say), config.max_domain_share
+            *await synthesize(project, doc, config, writer, say), config.max_domain_share, config.mix
         )
     from kopa_gen.edge.writer import LLMWriter
     from kopa_gen.runtime.spread import run_jobs
@@ -490,20 +490,28 @@ async def synthesize_spread(
                 update={"id": f"{cand.provenance.type}-{numbers[cand.provenance.type]:04d}"}
             )
             kept.append(cand)
-    return hold_domain_share(kept, report, config.max_domain_share)
+    return hold_domain_share(kept, report, config.max_domain_share, config.mix)
 
 
-def hold_domain_share(kept: list[Candidate], report: Report, share: float) -> tuple[list[Candidate], Report]:
+def hold_domain_share(
+    kept: list[Candidate], report: Report, share: float, mix: Mapping[str, float] | None = None
+) -> tuple[list[Candidate], Report]:
     """The set with no domain above `share` of the tasks kept: the run caps a domain at that share of the tasks
-    asked for, so a run that keeps fewer than it asked can end above it; the last tasks of such a domain are
-    then dropped (counted under 'not instantiable') until it fits. Over fewer domains than 1 / `share`, the
-    share held is one domain's even part."""
+    asked for, so a run that keeps fewer than it asked can end above it; tasks of such a domain are then dropped
+    (counted under 'not instantiable') until it fits, each time the last one of the type furthest above its share
+    of `mix` (the last one of the domain without a mix). Over fewer domains than 1 / `share`, the share held is
+    one domain's even part."""
+    weight = sum(mix.values()) if mix else 1.0
     while kept:
         per = Counter(c.task.domain for c in kept)
         domain, n = per.most_common(1)[0]
         if n <= max(share, 1 / len(per)) * len(kept):
             break
-        last = max(i for i, c in enumerate(kept) if c.task.domain == domain)
+        types = Counter(c.provenance.type for c in kept)
+        surplus = {t: types[t] / len(kept) - (mix or {}).get(t, 0.0) / weight if mix else 0.0 for t in types}
+        here = [i for i, c in enumerate(kept) if c.task.domain == domain]
+        most = max(surplus[kept[i].provenance.type] for i in here)
+        last = max(i for i in here if surplus[kept[i].provenance.type] == most)
         cand = kept.pop(last)
         report.not_instantiable[f"end: dropped to hold {domain} within {share:.0%} of the set"] += 1
         report.kept[cand.provenance.type] -= 1

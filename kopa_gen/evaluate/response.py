@@ -92,7 +92,9 @@ _LIST_LINK = re.compile(
     r"^\s*(?:,|、|/|~|〜|-|–|—|또는|혹은|이나|나|및|와|과|그리고|부터|or|and|to|,\s*(?:또는|혹은|or))?\s*$",
     re.IGNORECASE,
 )
-_SAME_LINK = re.compile(r"^\s*,?\s*(?:즉|곧|다시 말해(?:서)?|바꿔 말하면|i\.e\.,?|that is,?)\s*$", re.IGNORECASE)
+_SAME_LINK = re.compile(
+    r"^\s*,?\s*(?:즉|곧|다시 말해(?:서)?|바꿔 말하면|i\.e\.,?|that is,?)\s*$", re.IGNORECASE
+)
 """Between two amounts that say one amount twice ('14분 22초, 즉 862초')."""
 _BOUND_AFTER = re.compile(r"^\s*(?:이상|이하|미만|초과|이내|넘게|넘는|남짓|가까이|사이)")
 _BOUND_BEFORE = re.compile(
@@ -479,7 +481,9 @@ def _score_number(
         pairs = [(beside[k], beside[k + 1]) for k in (at - 1, at) if 0 <= k and k + 1 < len(beside)]
         for a, b in pairs:  # '240초, 즉 199초': the same amount said twice must be one amount
             if a.unit == b.unit and a.exact != b.exact and _SAME_LINK.match(clause[a.end : b.start]):
-                return _verdict(False, f"{a.text} | {b.text}", "contradicts itself: says one amount as two", span)
+                return _verdict(
+                    False, f"{a.text} | {b.text}", "contradicts itself: says one amount as two", span
+                )
     if _bounded(clause, stated):
         return _verdict(
             False,

@@ -513,7 +513,9 @@ def _durations(t: str, found: list[NumberMatch]) -> list[NumberMatch]:
         total = sum((m.exact * _CLOCK[m.unit or ""] for m in run), Decimal(0)) / step
         text = t[run[0].start : last.end]
         out.append(
-            NumberMatch(text, total, last.unit, run[0].start, last.end, True, False, last.precision, last.ranged)
+            NumberMatch(
+                text, total, last.unit, run[0].start, last.end, True, False, last.precision, last.ranged
+            )
         )
     return out
 
