@@ -440,3 +440,21 @@ def test_find_numbers_reads_a_time_in_parts_as_one_number() -> None:
         "1.5시간",
         "3분",
     ]
+
+
+@pytest.mark.parametrize(
+    ("message", "gold", "ok"),
+    [
+        # 'A에서 B를 빼면 얼마인가요?' answered in words: A is less than B by the amount
+        ("2023년 1분기가 2024년 1분기보다 1억 7,805만 9천 원 적습니다.", -178_059_000, True),
+        ("2023년 1분기는 2024년 1분기보다 178,059,000원 감소했습니다.", -178_059_000, True),
+        ("2023년 1분기가 2024년 1분기보다 178,059,000원 많습니다.", -178_059_000, False),
+        ("A가 B보다 178,059,000원 적습니다.", 178_059_000, False),
+        ("A가 B보다 178,059,000원 많습니다.", 178_059_000, True),
+        # no comparison: an amount followed by 적은 is still the amount
+        ("적은 금액인 178,059,000원입니다.", 178_059_000, True),
+    ],
+)
+def test_a_difference_said_as_less_than_is_negative(message: str, gold: int, ok: bool) -> None:
+    verdict = score_response(message, NumberAnswer(value=gold, unit="원"), YEAR)
+    assert verdict.passed is ok, verdict.reason

@@ -29,7 +29,7 @@ import functools
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any, Literal, Protocol, assert_never
 
@@ -96,6 +96,8 @@ _SAME_LINK = re.compile(
     r"^\s*,?\s*(?:즉|곧|다시 말해(?:서)?|바꿔 말하면|i\.e\.,?|that is,?)\s*$", re.IGNORECASE
 )
 """Between two amounts that say one amount twice ('14분 22초, 즉 862초')."""
+_LESS = re.compile(r"^\s*(?:만큼\s*)?(?:더\s*)?(?:적|작|낮|줄었|줄어|감소|모자라|덜)")
+"""After an amount compared with '보다': the first is less by it."""
 _BOUND_AFTER = re.compile(r"^\s*(?:이상|이하|미만|초과|이내|넘게|넘는|남짓|가까이|사이)")
 _BOUND_BEFORE = re.compile(
     r"(?:최소|최대|적어도|at least|up to|more than|less than|over|under)\s*$", re.IGNORECASE
@@ -499,8 +501,16 @@ def _score_number(
         return _verdict(
             False, stated.text, f"hedges: {rivals[0].text!r} is offered as a possibility too", span
         )
-    ok, why = number_matches(stated, gold, pool)
+    ok, why = number_matches(_signed(clause, stated), gold, pool)
     return _verdict(ok, stated.text, why, span)
+
+
+def _signed(clause: str, stated: NumberMatch) -> NumberMatch:
+    """A difference said in words is negative when the first is less: 'A가 B보다 1억 원 적습니다' states A - B =
+    -1억 원, as a Cmp question ('A에서 B를 빼면 얼마인가요?') asks it. 'B보다 … 많습니다' keeps its sign."""
+    if stated.exact > 0 and "보다" in clause[: stated.start] and _LESS.match(clause[stated.end :]):
+        return replace(stated, exact=-stated.exact, text=f"-{stated.text}")
+    return stated
 
 
 def _score_date(span: AnswerSpan, gold: DateAnswer, year: int) -> ResponseVerdict:
