@@ -1260,3 +1260,37 @@ def test_the_domain_trim_drops_the_type_furthest_above_its_share_first(
         cand.provenance = cand.provenance.model_copy(update={"type": typ})
     kept, _ = hold_domain_share(list(four), Report(), 0.3, {"drv": 0.9, "seq": 0.1})
     assert kept == [four[0], four[3]]  # the Seq went first, then the last Drv of traffic
+
+
+def test_a_subsidiary_looked_up_by_its_own_name_is_asked_about_itself(project: Project) -> None:
+    """The FSC's 종속기업 list is found by the subsidiary's own name: every question about the row it finds is about
+    that company ('X의 주소', 'X의 최근 사업연도 총자산'), never worded as if about X's own subsidiary ('X의
+    종속기업 주소'), which a reader takes for a different company (5 of 60 tasks read in the issue's sample)."""
+    import random
+
+    from kopa_gen.edge.asks import ask_one
+    from kopa_gen.edge.builder import Chain, GEdge
+    from kopa_gen.edge.starts import start_specs
+    from kopa_gen.runtime.session import Session
+    from kopa_gen.sandbox.config import SandboxConfig
+
+    sigs = {s.name: s for s in load_signatures(project, ["fsc", "region"])}
+    onward = GEdge("s->r", "fsc_get_consolidated_subsidiaries", "region_list_legal_districts", (), {})
+    (spec,) = [
+        s
+        for s in start_specs(project, sigs.values(), {"fsc_get_consolidated_subsidiaries": [onward]}, 0)
+        if s.param == "sbrdEnpNm"
+    ]
+
+    async def questions() -> list[str]:
+        out: list[str] = []
+        async with Session.open(project, ["fsc"], sandbox=SandboxConfig(limits=False)) as session:
+            for i, values in enumerate(spec.values[:8]):
+                chain = Chain(project, session, sigs, {}, {}, random.Random(i))
+                focus = await chain.start(spec, values)
+                out += [ask_one(chain, focus, random.Random(k), set()).question for k in range(4)]
+        return out
+
+    asked = asyncio.run(questions())
+    assert len(asked) == 32 and any("의 주소" in q for q in asked)
+    assert not [q for q in asked if "종속기업" in q]
