@@ -480,7 +480,7 @@ def _score_number(
         shown = " | ".join(m.text for m in beside)
         return _verdict(False, shown, "states several values (a list or a range), not one", span)
     if at is not None:
-        pairs = [(beside[k], beside[k + 1]) for k in (at - 1, at) if 0 <= k and k + 1 < len(beside)]
+        pairs = [(beside[k], beside[k + 1]) for k in (at - 1, at) if 0 <= k < len(beside) - 1]
         for a, b in pairs:  # '240초, 즉 199초': the same amount said twice must be one amount
             if a.unit == b.unit and a.exact != b.exact and _SAME_LINK.match(clause[a.end : b.start]):
                 return _verdict(
