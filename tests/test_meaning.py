@@ -114,6 +114,11 @@ def test_a_name_that_is_not_there_is_named(tmp_path: Path, old: str, new: str, m
         ),
         ("say: \"'{value}'\"", "say: 이름", "`say` must place the value: use {value} or {label}"),
         (
+            "say: \"'{value}'\"",
+            "say: \"'{value}'\", contains: 이름에 들어간",
+            "`contains` must place the value: use {value} or {label}",
+        ),
+        (
             "{role: name, kind: fruit_name, ask: 과일 이름}",
             "{role: name, kind: fruit_name, ask: 과일 이름, over: [sum]}",
             "`over` (sum, avg) is for a measure only",
@@ -150,6 +155,19 @@ def test_a_kind_transform_to_nowhere_is_refused(tmp_path: Path) -> None:
     assert any("specs/kinds.yaml" in e and "address.to names unknown kind 'sido'" in e for e in errors), (
         errors
     )
+
+
+def test_a_rename_the_kind_does_not_transform_into_is_refused(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        GOOD,
+        KINDS + "  place: {noun: 곳, to: {fruit_name: 'words(1, 2)'}, renames: [fruit_code]}\n",
+    )
+    errors = _errors(tmp_path)
+    assert any(
+        "specs/kinds.yaml" in e and "`renames` lists ['fruit_code'], which `to` does not transform into" in e
+        for e in errors
+    ), errors
 
 
 def test_phrases_and_question_words() -> None:

@@ -371,7 +371,9 @@ def test_ctrl_c_says_what_is_saved_and_the_same_command_resumes(
     project: Project, world: BuiltWorld, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "run"
-    command = ["eval", "--policy", "oracle", "--tasks", "fin-*", "--rollouts", "1", "--concurrency", "1"]
+    # three rollouts: the signal lands with dozens of episodes still to run (one rollout of the 14 fin tasks
+    # could finish between two polls on a fast machine and exit 0 before the signal arrived)
+    command = ["eval", "--policy", "oracle", "--tasks", "fin-*", "--rollouts", "3", "--concurrency", "1"]
     command += ["--out", str(out)]
     child = subprocess.Popen(
         [sys.executable, "-m", "kopa_gen", "--root", str(ROOT), *command],
@@ -395,7 +397,7 @@ def test_ctrl_c_says_what_is_saved_and_the_same_command_resumes(
     code, _, _ = cli(capsys, *command)
     records = read_episodes(episodes).records
     fin = [t.id for _, t in project.tasks if t.id.startswith("fin-")]
-    assert code == 0 and sorted(r["task"] for r in records) == sorted(fin)
+    assert code == 0 and sorted(r["task"] for r in records) == sorted(fin * 3)
     assert [r["key"] for r in records[: len(kept)]] == [r["key"] for r in kept], (
         "saved episodes are not redone"
     )

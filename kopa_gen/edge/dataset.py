@@ -452,9 +452,8 @@ async def synthesize_spread(
     many it dropped); ids are numbered again per type."""
     shards = shard_configs(config)
     if len(shards) == 1:
-        return hold_domain_share(
-            *await synthesize(project, doc, config, writer, say), config.max_domain_share, config.mix
-        )
+        one = await synthesize(project, doc, config, writer, say)
+        return _numbered(hold_domain_share(*one, config.max_domain_share, config.mix))
     from kopa_gen.edge.writer import LLMWriter
     from kopa_gen.runtime.spread import run_jobs
 
@@ -468,7 +467,6 @@ async def synthesize_spread(
     kept: list[Candidate] = []
     report = Report()
     seen: set[str] = set()
-    numbers: Counter[str] = Counter()
     for i in range(len(shards)):
         cands, part, (accepted, rejected, failed, error) = done[i]
         _add(report, part)
@@ -485,12 +483,20 @@ async def synthesize_spread(
                 report.first_page -= cand.provenance.first_page
                 continue
             seen.add(key)
-            numbers[cand.provenance.type] += 1
-            cand.task = cand.task.model_copy(
-                update={"id": f"{cand.provenance.type}-{numbers[cand.provenance.type]:04d}"}
-            )
             kept.append(cand)
-    return hold_domain_share(kept, report, config.max_domain_share, config.mix)
+    return _numbered(hold_domain_share(kept, report, config.max_domain_share, config.mix))
+
+
+def _numbered(run: tuple[list[Candidate], Report]) -> tuple[list[Candidate], Report]:
+    """The set's ids numbered 1.. per type in set order, so that no id is missing after a merge or a trim."""
+    kept, report = run
+    numbers: Counter[str] = Counter()
+    for cand in kept:
+        typ = cand.provenance.type
+        numbers[typ] += 1
+        if cand.task.id != f"{typ}-{numbers[typ]:04d}":
+            cand.task = cand.task.model_copy(update={"id": f"{typ}-{numbers[typ]:04d}"})
+    return kept, report
 
 
 def hold_domain_share(

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
 from kopa_gen.language.kopa import StrictModel
@@ -159,9 +159,9 @@ class ParamMeaning(StrictModel):
 
     @field_validator("say", "contains")
     @classmethod
-    def _say(cls, v: str | None) -> str | None:
+    def _say(cls, v: str | None, info: ValidationInfo) -> str | None:
         if v is not None and not re.search(r"\{(value|label)\}", v):
-            raise ValueError("`say` and `contains` must place the value: use {value} or {label}")
+            raise ValueError(f"`{info.field_name}` must place the value: use {{value}} or {{label}}")
         return v
 
     def phrase(self, value: object) -> str | None:
