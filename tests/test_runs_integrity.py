@@ -380,6 +380,9 @@ def test_ctrl_c_says_what_is_saved_and_the_same_command_resumes(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as a shell delivers it: an ignored SIGINT is inherited across exec, and an earlier test of the
+        # suite can leave this process ignoring it (the child then ran all 42 episodes and exited 0)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     episodes = out / "episodes.jsonl"
     deadline = time.monotonic() + 120
