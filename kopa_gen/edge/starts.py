@@ -197,15 +197,9 @@ def _word_spec(
     random.Random(f"{seed}:{sig.name}:{param}:words").shuffle(sets)
     if not sets:
         return None
-    kind = sig.param(param)
-    return StartSpec(
-        sig.name,
-        param,
-        match.column,
-        (kind.kind if kind is not None and kind.kind else "") or "",
-        tuple(sets[:SAMPLE]),
-        contains,
-    )
+    searched = sig.param(param)
+    kind = searched.kind if searched is not None else None
+    return StartSpec(sig.name, param, match.column, kind or "", tuple(sets[:SAMPLE]), contains)
 
 
 def _unsayable(sig: ToolSig, name: str) -> bool:
