@@ -280,3 +280,82 @@ def test_a_literal_the_query_says_in_words_is_given(tmp_path: Path) -> None:
         _, diags = compile_fixtures(project)
         found = [d.render() for d in diags.errors if "is not in the query but is in the result" in d.render()]
         assert len(found) == problems, found
+
+
+def _two_fruits(answer: dict[str, Any], answer_from: dict[str, Any], query: str) -> dict[str, Any]:
+    calls = [
+        {"id": "apple", "tool": "toy_list_fruits", "args": {"name": "사과"}},
+        {"id": "pear", "tool": "toy_list_fruits", "args": {"name": "배"}},
+    ]
+    return {**BASE, "query": query, "gold": [{"calls": calls}], "answer": answer, "answer_from": answer_from}
+
+
+def warnings(tmp_path: Path, task: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The build's errors and warnings for `task` (a fresh toy project each time)."""
+    write_project(tmp_path)
+    folder = tmp_path / "specs" / "tasks" / "finance"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "fin-001.yaml").write_text(yaml.safe_dump(task, allow_unicode=True, sort_keys=False), "utf-8")
+    project = load_project(tmp_path)
+    build(project)
+    ensure_world(project.world)
+    _, diags = compile_fixtures(project)
+    return [d.render() for d in diags.errors], [d.render() for d in diags.items if d not in diags.errors]
+
+
+def test_arithmetic_between_results_builds_and_an_unstated_rounding_warns(tmp_path: Path) -> None:
+    # 사과 1,200원 (F01; 청사과 is the other row) against 배 2,500원: 48.0%
+    percent = {
+        "op": "percent",
+        "digits": 1,
+        "of": [{"from": "apple", "path": "rows[name=사과].price"}, {"from": "pear", "path": "rows[0].price"}],
+    }
+    answer = {"kind": "number", "value": 48, "unit": "%"}
+    said = _two_fruits(
+        answer, percent, "사과 가격은 배 가격의 몇 %인가요? 소수 첫째 자리까지 반올림해 주세요."
+    )
+    found, warned = warnings(tmp_path / "said", said)
+    assert found == [] and not any("rounded" in w for w in warned)
+    unsaid = _two_fruits(answer, percent, "사과 가격은 배 가격의 몇 %인가요?")
+    found, warned = warnings(tmp_path / "unsaid", unsaid)
+    assert found == []
+    (warning,) = [w for w in warned if "rounded" in w]
+    assert warning.startswith(
+        f"{FILE}:26: answer_from: warning: the answer is rounded, but the query does not say"
+    )
+
+
+def test_a_tie_between_results_is_an_error_unless_the_task_declares_a_rule(tmp_path: Path) -> None:
+    apple = {"from": "apple", "path": "rows[name=사과].price"}
+    tied = {
+        "op": "argmax",
+        "of": [apple, apple],
+        "labels": [
+            {"from": "apple", "path": "rows[name=사과].name"},
+            {"from": "pear", "path": "rows[0].name"},
+        ],
+    }
+    task = _two_fruits({"kind": "text", "value": "사과"}, tied, "사과와 배 중 더 비싼 과일은?")
+    (problem,) = errors(tmp_path / "tied", task)
+    assert problem.startswith(f"{FILE}:25: answer_from: error: argmax: a tie at 1200 between 사과, 배;")
+    ruled = _two_fruits(
+        {"kind": "text", "value": "사과"},
+        {**tied, "tie_break": "first"},
+        "사과와 배 중 더 비싼 과일은? 값이 같으면 먼저 말한 과일로 답해 주세요.",
+    )
+    found, warned = warnings(tmp_path / "ruled", ruled)
+    assert found == [] and not any("tie-break" in w for w in warned)
+    found, warned = warnings(tmp_path / "unsaid", {**ruled, "query": "사과와 배 중 더 비싼 과일은?"})
+    assert found == [] and any("a tie-break is declared, but the query does not say" in w for w in warned)
+
+
+def test_a_tie_between_groups_is_an_error_at_its_line(tmp_path: Path) -> None:
+    task = {
+        **BASE,
+        "query": "가장 많은 과일이 같은 값을 매긴 가격은?",
+        "gold": [{"calls": [{"id": "fruit", "tool": "toy_list_fruits", "args": {}, "pages": "all"}]}],
+        "answer": {"kind": "text", "value": "1200"},
+        "answer_from": {"from": "fruit", "path": "rows | group(price, count()) | argmax"},
+    }
+    (problem,) = errors(tmp_path, task)
+    assert problem.startswith(f"{FILE}:21: answer_from: error: argmax: a tie at 1 between 1200, 2500, 1500;")

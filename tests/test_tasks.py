@@ -209,9 +209,9 @@ def test_combined_answers_load_and_are_told_from_single_ones(tmp_path: Path) -> 
         (
             {"from": "apple", "path": "rows[0].price | nope"},
             ":25: answer_from.From.path: error: 'rows[0].price | nope' at character 21: unknown "
-            "function 'nope'; known: abs, add_days, add_months, avg, count, date, first, fixed, iso, join, last, "
-            "list, map, max, min, mode, number, prefix, regex, replace, round, slice, sort, sort_desc, split, "
-            "strip, suffix, sum, take, text, unique, weekday, words, ymd",
+            "function 'nope'; known: abs, add_days, add_months, argmax, argmin, avg, by, calc, count, date, first, "
+            "fixed, group, iso, join, last, list, map, max, merge, min, mode, number, prefix, regex, replace, round, "
+            "slice, sort, sort_desc, split, strip, suffix, sum, take, text, unique, weekday, words, ymd",
         ),
     ],
 )
@@ -245,8 +245,13 @@ def test_derive_answer_combines_values_from_several_calls() -> None:
     assert derive_answer(results, combine("diff", a, c)) == 0
     assert derive_answer(results, combine("max", b, a)) == 1500
     assert derive_answer(results, combine("min", b, a)) == -0.5
-    # the label comes from a result, never a free literal; a tie goes to the first
-    assert derive_answer(results, combine("argmax", b, a, c, labels=[nb, na, nc])) == "삼성전자"
+    # the label comes from a result, never a free literal; a tie (삼성전자 and LG전자 at 1,500) has no single
+    # answer unless the task declares how it is broken
+    with pytest.raises(PathError, match="argmax: a tie at 1500 between 삼성전자, LG전자"):
+        derive_answer(results, combine("argmax", b, a, c, labels=[nb, na, nc]))
+    ruled = Combine(op="argmax", of=[b, a, c], labels=[nb, na, nc], tie_break="last")
+    assert derive_answer(results, ruled) == "LG전자"
+    assert derive_answer(results, combine("argmax", b, a, labels=[nb, na])) == "삼성전자"
     assert derive_answer(results, combine("argmin", a, b, labels=[na, nb])) == "SK하이닉스"
     with pytest.raises(PathError, match="no result for call 'd'"):
         derive_answer(results, combine("sum", a, From.model_validate({"from": "d", "path": "x"})))

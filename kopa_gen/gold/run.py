@@ -14,6 +14,7 @@ problem is a build error at its line in the task file."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from kopa_gen.envelopes import family
@@ -23,7 +24,7 @@ from kopa_gen.language.diagnostics import Diagnostics
 from kopa_gen.language.functions import to_text
 from kopa_gen.language.records import check_fixture
 from kopa_gen.language.source import Source, YamlError, format_path, load_yaml
-from kopa_gen.language.task import From, Task
+from kopa_gen.language.task import Combine, From, Task
 from kopa_gen.project import Project
 from kopa_gen.runtime.answer import answer_pool, arg_value, derive_answer, source_value
 from kopa_gen.runtime.chain import Problem, Unit, Walk, Walker, coerce, walk_chain
@@ -160,6 +161,7 @@ async def run_gold(
         report(diags, project, file, problems)
         return None
     pool_warning(diags, project, file, task, pool)
+    reading_warnings(diags, project, file, task)
     calls = sum(len(s) for s in steps)
     pages = sum(1 for s in steps for u in s if "@" in u["key"] and not u["key"].endswith("@1"))
     stats = {
@@ -215,6 +217,42 @@ def pool_warning(diags: Diagnostics, project: Project, file: str, task: Task, po
         "choose among more values",
         src.line(("answer_from",)) if src is not None else None,
     )
+
+
+_ROUNDS = re.compile(r"\b(?:round|fixed)\(")
+_TIE_BREAK = re.compile(r"\bargm(?:ax|in)\(\s*['\"]?(?:first|last)")
+ROUNDING_WORDS = ("반올림", "자리", "버림", "올림")
+TIE_WORDS = ("같으면", "같을 때", "동률", "동점", "같은 경우")
+
+
+def reading_warnings(diags: Diagnostics, project: Project, file: str, task: Task) -> None:
+    """Warnings at `answer_from` when the answer depends on a rule the query does not state: a rounding (`digits`,
+    `round(...)`, `fixed(...)`) the reader is not told of, or a declared tie-break the query does not say."""
+    if task.answer_from is None:
+        return
+    paths = [s.path for s in task.answer_from.sources()]
+    digits = isinstance(task.answer_from, Combine) and task.answer_from.digits is not None
+    tie = (isinstance(task.answer_from, Combine) and task.answer_from.tie_break is not None) or any(
+        _TIE_BREAK.search(p) for p in paths
+    )
+    src = _source(project, file)
+    line = src.line(("answer_from",)) if src is not None else None
+    if (digits or any(_ROUNDS.search(p) for p in paths)) and not any(w in task.query for w in ROUNDING_WORDS):
+        diags.warning(
+            file,
+            "answer_from",
+            "the answer is rounded, but the query does not say to what ('소수 첫째 자리까지 반올림해'); say it, or "
+            "a reply giving more digits reads as a different number",
+            line,
+        )
+    if tie and not any(w in task.query for w in TIE_WORDS):
+        diags.warning(
+            file,
+            "answer_from",
+            "a tie-break is declared, but the query does not say how a tie is decided ('같으면 먼저 나온 곳'); say "
+            "it, or the task has two readings",
+            line,
+        )
 
 
 def call_infos(project: Project, walk: Walk, task: Task) -> dict[str, Any]:

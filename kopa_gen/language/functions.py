@@ -113,21 +113,28 @@ class FuncSpec:
     signature: str
     doc: str
     chooses: bool = False  # a reduction that picks one of its items (max, first, ...): relaxed when pooling
+    offers: Callable[[list[Any]], list[Any]] | None = (
+        None  # what a choosing reduction chose among (default: items)
+    )
 
 
 FUNCTIONS: dict[str, FuncSpec] = {}
 
 
-def _register(
+def register(
     name: str,
     kind: Literal["reduce", "each"],
     signature: str,
     doc: str,
     args: tuple[int, int] = (0, 0),
     chooses: bool = False,
+    offers: Callable[[list[Any]], list[Any]] | None = None,
 ) -> Callable[[Callable[[Any, Sequence[Any]], Any]], Callable[[Any, Sequence[Any]], Any]]:
+    """Add a function to the registry the parser and the evaluator read (kopa_gen/language/arith.py adds its
+    own)."""
+
     def wrap(run: Callable[[Any, Sequence[Any]], Any]) -> Callable[[Any, Sequence[Any]], Any]:
-        FUNCTIONS[name] = FuncSpec(name, kind, run, args[0], args[1], signature, doc, chooses)
+        FUNCTIONS[name] = FuncSpec(name, kind, run, args[0], args[1], signature, doc, chooses, offers)
         return run
 
     return wrap
@@ -154,43 +161,43 @@ def _nonempty(items: list[Any], name: str) -> list[Any]:
 # --------------------------------------------------------------------------------------------- reductions
 
 
-@_register("count", "reduce", "count(list)", "How many values (0 for an empty selection).")
+@register("count", "reduce", "count(list)", "How many values (0 for an empty selection).")
 def _count(items: list[Any], args: Sequence[Any]) -> int:
     return len(items)
 
 
-@_register("sum", "reduce", "sum(list)", "The sum of the values read as numbers.")
+@register("sum", "reduce", "sum(list)", "The sum of the values read as numbers.")
 def _sum(items: list[Any], args: Sequence[Any]) -> Decimal:
     return sum((measure(v) for v in _nonempty(items, "sum")), Decimal(0))
 
 
-@_register("avg", "reduce", "avg(list)", "The mean of the values read as numbers.")
+@register("avg", "reduce", "avg(list)", "The mean of the values read as numbers.")
 def _avg(items: list[Any], args: Sequence[Any]) -> Decimal:
     numbers = [measure(v) for v in _nonempty(items, "avg")]
     return sum(numbers, Decimal(0)) / len(numbers)
 
 
-@_register("max", "reduce", "max(list)", "The largest value read as a number.", chooses=True)
+@register("max", "reduce", "max(list)", "The largest value read as a number.", chooses=True)
 def _max(items: list[Any], args: Sequence[Any]) -> Decimal:
     return max(measure(v) for v in _nonempty(items, "max"))
 
 
-@_register("min", "reduce", "min(list)", "The smallest value read as a number.", chooses=True)
+@register("min", "reduce", "min(list)", "The smallest value read as a number.", chooses=True)
 def _min(items: list[Any], args: Sequence[Any]) -> Decimal:
     return min(measure(v) for v in _nonempty(items, "min"))
 
 
-@_register("first", "reduce", "first(list)", "The first value.", chooses=True)
+@register("first", "reduce", "first(list)", "The first value.", chooses=True)
 def _first(items: list[Any], args: Sequence[Any]) -> Any:
     return _nonempty(items, "first")[0]
 
 
-@_register("last", "reduce", "last(list)", "The last value.", chooses=True)
+@register("last", "reduce", "last(list)", "The last value.", chooses=True)
 def _last(items: list[Any], args: Sequence[Any]) -> Any:
     return _nonempty(items, "last")[-1]
 
 
-@_register(
+@register(
     "mode",
     "reduce",
     "mode(list)",
@@ -211,18 +218,18 @@ def _mode(items: list[Any], args: Sequence[Any]) -> Any:
     return tied[0]
 
 
-@_register("join", "reduce", "join(list, sep=',')", "The values as text joined by `sep`.", (0, 1))
+@register("join", "reduce", "join(list, sep=',')", "The values as text joined by `sep`.", (0, 1))
 def _join(items: list[Any], args: Sequence[Any]) -> str:
     sep = str(args[0]) if args else ","
     return sep.join(to_text(v) for v in items)
 
 
-@_register("list", "reduce", "list(list)", "The selection as one list value (a list answer, a join).")
+@register("list", "reduce", "list(list)", "The selection as one list value (a list answer, a join).")
 def _list(items: list[Any], args: Sequence[Any]) -> list[Any]:
     return list(items)
 
 
-@_register("unique", "reduce", "unique(list)", "The distinct values, in order of first appearance.")
+@register("unique", "reduce", "unique(list)", "The distinct values, in order of first appearance.")
 def _unique(items: list[Any], args: Sequence[Any]) -> list[Any]:
     out: list[Any] = []
     for v in items:
@@ -236,19 +243,17 @@ def _sort_key(v: Any) -> tuple[int, Any]:
     return (0, number) if number is not None else (1, to_text(v))
 
 
-@_register(
-    "sort", "reduce", "sort(list)", "The values in ascending order (numbers as numbers, else as text)."
-)
+@register("sort", "reduce", "sort(list)", "The values in ascending order (numbers as numbers, else as text).")
 def _sort(items: list[Any], args: Sequence[Any]) -> list[Any]:
     return sorted(items, key=_sort_key)
 
 
-@_register("sort_desc", "reduce", "sort_desc(list)", "The values in descending order.")
+@register("sort_desc", "reduce", "sort_desc(list)", "The values in descending order.")
 def _sort_desc(items: list[Any], args: Sequence[Any]) -> list[Any]:
     return sorted(items, key=_sort_key, reverse=True)
 
 
-@_register("take", "reduce", "take(list, n)", "The first n values (a negative n: the last -n).", (1, 1))
+@register("take", "reduce", "take(list, n)", "The first n values (a negative n: the last -n).", (1, 1))
 def _take(items: list[Any], args: Sequence[Any]) -> list[Any]:
     n = _int(args[0], "take(n)")
     return items[:n] if n >= 0 else items[n:]
@@ -257,28 +262,28 @@ def _take(items: list[Any], args: Sequence[Any]) -> list[Any]:
 # ------------------------------------------------------------------------------------------------- text
 
 
-@_register("text", "each", "text(x)", "The value as text (12.0 -> '12', a date -> 'YYYY-MM-DD').")
+@register("text", "each", "text(x)", "The value as text (12.0 -> '12', a date -> 'YYYY-MM-DD').")
 def _text(value: Any, args: Sequence[Any]) -> str:
     return to_text(value)
 
 
-@_register("strip", "each", "strip(x)", "Text without surrounding spaces.")
+@register("strip", "each", "strip(x)", "Text without surrounding spaces.")
 def _strip(value: Any, args: Sequence[Any]) -> str:
     return to_text(value).strip()
 
 
-@_register("prefix", "each", "prefix(x, n)", "The first n characters.", (1, 1))
+@register("prefix", "each", "prefix(x, n)", "The first n characters.", (1, 1))
 def _prefix(value: Any, args: Sequence[Any]) -> str:
     return to_text(value)[: _int(args[0], "prefix(n)")]
 
 
-@_register("suffix", "each", "suffix(x, n)", "The last n characters.", (1, 1))
+@register("suffix", "each", "suffix(x, n)", "The last n characters.", (1, 1))
 def _suffix(value: Any, args: Sequence[Any]) -> str:
     n = _int(args[0], "suffix(n)")
     return to_text(value)[-n:] if n > 0 else ""
 
 
-@_register("slice", "each", "slice(x, start, end?)", "Characters start..end-1 (Python slicing).", (1, 2))
+@register("slice", "each", "slice(x, start, end?)", "Characters start..end-1 (Python slicing).", (1, 2))
 def _slice(value: Any, args: Sequence[Any]) -> Any:
     start = _int(args[0], "slice(start)")
     end = _int(args[1], "slice(end)") if len(args) > 1 else None
@@ -287,7 +292,7 @@ def _slice(value: Any, args: Sequence[Any]) -> Any:
     return to_text(value)[start:end]
 
 
-@_register(
+@register(
     "regex",
     "each",
     "regex(x, pattern, group=1)",
@@ -309,7 +314,7 @@ def _regex(value: Any, args: Sequence[Any]) -> str:
         raise PathError(f"regex: {args[0]!r} has no group {group}") from exc
 
 
-@_register(
+@register(
     "split",
     "each",
     "split(x, sep, index?)",
@@ -327,7 +332,7 @@ def _split(value: Any, args: Sequence[Any]) -> Any:
     return parts[index]
 
 
-@_register(
+@register(
     "words",
     "each",
     "words(x, start, end?)",
@@ -344,12 +349,12 @@ def _words(value: Any, args: Sequence[Any]) -> str:
     return " ".join(picked)
 
 
-@_register("replace", "each", "replace(x, old, new)", "Every `old` replaced by `new`.", (2, 2))
+@register("replace", "each", "replace(x, old, new)", "Every `old` replaced by `new`.", (2, 2))
 def _replace(value: Any, args: Sequence[Any]) -> str:
     return to_text(value).replace(str(args[0]), str(args[1]))
 
 
-@_register(
+@register(
     "map",
     "each",
     "map(x, 'from=to', ...)",
@@ -372,7 +377,7 @@ def _map(value: Any, args: Sequence[Any]) -> str:
 # ---------------------------------------------------------------------------------------------- numbers
 
 
-@_register(
+@register(
     "number",
     "each",
     "number(x)",
@@ -393,18 +398,18 @@ def first_number(value: Any) -> Decimal:
     return api_number(m.group())
 
 
-@_register("abs", "each", "abs(x)", "The absolute value.")
+@register("abs", "each", "abs(x)", "The absolute value.")
 def _abs(value: Any, args: Sequence[Any]) -> Decimal:
     return abs(first_number(value))
 
 
-@_register("round", "each", "round(x, digits=0)", "Rounded half up to `digits` decimals.", (0, 1))
+@register("round", "each", "round(x, digits=0)", "Rounded half up to `digits` decimals.", (0, 1))
 def _round(value: Any, args: Sequence[Any]) -> Decimal:
     digits = _int(args[0], "round(digits)") if args else 0
     return first_number(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
 
 
-@_register("fixed", "each", "fixed(x, digits)", "The number as text with exactly `digits` decimals.", (1, 1))
+@register("fixed", "each", "fixed(x, digits)", "The number as text with exactly `digits` decimals.", (1, 1))
 def _fixed(value: Any, args: Sequence[Any]) -> str:
     digits = _int(args[0], "fixed(digits)")
     return format(_round(value, (digits,)), f".{max(digits, 0)}f")
@@ -429,17 +434,17 @@ def to_date(value: Any) -> dt.date:
         raise PathError(f"date: {text!r} is not a valid date") from exc
 
 
-@_register("date", "each", "date(x)", "The value as a date (from YYYYMMDD, YYYY-MM-DD or YYYY.MM.DD).")
+@register("date", "each", "date(x)", "The value as a date (from YYYYMMDD, YYYY-MM-DD or YYYY.MM.DD).")
 def _date(value: Any, args: Sequence[Any]) -> dt.date:
     return to_date(value)
 
 
-@_register("add_days", "each", "add_days(x, n)", "The date n days later (n < 0: earlier).", (1, 1))
+@register("add_days", "each", "add_days(x, n)", "The date n days later (n < 0: earlier).", (1, 1))
 def _add_days(value: Any, args: Sequence[Any]) -> dt.date:
     return to_date(value) + dt.timedelta(days=_int(args[0], "add_days(n)"))
 
 
-@_register(
+@register(
     "add_months",
     "each",
     "add_months(x, n)",
@@ -459,16 +464,16 @@ def _add_months(value: Any, args: Sequence[Any]) -> dt.date:
     return dt.date(year, month, min(d.day, 28))
 
 
-@_register("weekday", "each", "weekday(x)", "The Korean weekday of a date: 월 화 수 목 금 토 일.")
+@register("weekday", "each", "weekday(x)", "The Korean weekday of a date: 월 화 수 목 금 토 일.")
 def _weekday(value: Any, args: Sequence[Any]) -> str:
     return WEEKDAYS[to_date(value).weekday()]
 
 
-@_register("ymd", "each", "ymd(x)", "A date as YYYYMMDD text (what most APIs take).")
+@register("ymd", "each", "ymd(x)", "A date as YYYYMMDD text (what most APIs take).")
 def _ymd(value: Any, args: Sequence[Any]) -> str:
     return to_date(value).strftime("%Y%m%d")
 
 
-@_register("iso", "each", "iso(x)", "A date as YYYY-MM-DD text.")
+@register("iso", "each", "iso(x)", "A date as YYYY-MM-DD text.")
 def _iso(value: Any, args: Sequence[Any]) -> str:
     return to_date(value).isoformat()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from kopa_gen.language import arith  # noqa: F401  (registers calc, by, group, argmax, argmin, merge)
 from kopa_gen.language import functions as fn
 from kopa_gen.language.functions import PathError
 
@@ -289,7 +290,9 @@ class _Parser:
         if self.i >= len(self.s):
             raise self.fail("expected ')'")
         start = self.i
-        while self.i < len(self.s) and self.s[self.i] not in ",)":
+        depth = 0  # an unquoted argument may hold balanced brackets: group(w, sum(d) / count())
+        while self.i < len(self.s) and (depth or self.s[self.i] not in ",)"):
+            depth += {"(": 1, ")": -1}.get(self.s[self.i], 0)
             self.i += 1
         raw = self.s[start : self.i].strip()
         if not raw:

@@ -101,15 +101,34 @@ class Template(StrictModel):
         return [s for ref in self.with_.values() for s in ref.sources()]
 
 
-CombineOp = Literal["list", "sum", "diff", "absdiff", "max", "min", "argmax", "argmin"]
+CombineOp = Literal[
+    "list",
+    "sum",
+    "diff",
+    "absdiff",
+    "product",
+    "ratio",
+    "percent",
+    "change",
+    "avg",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+]
+_ARITHMETIC = ("sum", "diff", "absdiff", "product", "ratio", "percent", "change", "avg", "max", "min")
+_TWO = ("diff", "absdiff", "ratio", "percent", "change")
 
 
 class Combine(StrictModel):
-    """An answer built from several gold calls (EDGE's Fan/Sem/Cmp tasks), e.g.
-    {op: argmax, of: [{from: a, path: ...}, {from: b, path: ...}], labels: [{from: a, path: ...}, ...]}."""
+    """An answer built from several gold calls (EDGE's Fan/Sem/Cmp tasks, arithmetic between results), e.g.
+    {op: argmax, of: [{from: a, path: ...}, {from: b, path: ...}], labels: [{from: a, path: ...}, ...]} or
+    {op: percent, of: [{from: bond, path: ...}, {from: price, path: ...}], digits: 1}."""
 
     op: CombineOp = Field(
         description="list: the values in order; sum; diff: the first minus the second; absdiff: |first - second|; "
+        "product; ratio: the first divided by the second; percent: the first as a percentage of the second; "
+        "change: the percentage change from the second to the first ((first - second) / second x 100); avg; "
         "max / min: the largest / smallest value; argmax / argmin: the label of the largest / smallest value."
     )
     of: list[From] = Field(
@@ -119,6 +138,18 @@ class Combine(StrictModel):
         default=None,
         description="What each value stands for, in the order of `of`, each taken from a result (argmax / argmin "
         "only, and required there).",
+    )
+    digits: int | None = Field(
+        default=None,
+        ge=0,
+        le=6,
+        description="Round the result half up to this many decimals (arithmetic ops only; say it in the query: "
+        "'소수 첫째 자리까지').",
+    )
+    tie_break: Literal["first", "last"] | None = Field(
+        default=None,
+        description="argmax / argmin only: which label a tie goes to, in the order of `of`. Without one a tie is an "
+        "error (no single answer); with one, the query must say how a tie is decided.",
     )
 
     @model_validator(mode="after")
@@ -130,8 +161,12 @@ class Combine(StrictModel):
                 )
         elif self.labels is not None:
             raise ValueError(f"`labels` belong to argmax / argmin only; remove them for op {self.op}")
-        if self.op in ("diff", "absdiff") and len(self.of) != 2:
+        elif self.tie_break is not None:
+            raise ValueError(f"`tie_break` belongs to argmax / argmin only; remove it for op {self.op}")
+        if self.op in _TWO and len(self.of) != 2:
             raise ValueError(f"op {self.op} takes exactly 2 values (first and second), got {len(self.of)}")
+        if self.digits is not None and self.op not in _ARITHMETIC:
+            raise ValueError(f"`digits` rounds a number; op {self.op} does not give one")
         return self
 
     def sources(self) -> list[From]:

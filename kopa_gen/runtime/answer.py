@@ -1,5 +1,5 @@
 """Values from the gold results: one reference (`From`, with its `with` references), a text built from several
-(`Template`), or several combined (`Combine`: list, sum, diff, absdiff, max, min, argmax, argmin). The build
+(`Template`), or several combined (`Combine`: a list, arithmetic, or an argmax / argmin). The build
 (fixtures), the reference policies and EDGE all call these, so the answer a fixture records is the answer the
 oracle gives; `answer_pool` is what a grader weighs a stated answer against."""
 
@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from decimal import Decimal
-from typing import Any, assert_never
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
-from kopa_gen.language.functions import to_text
+from kopa_gen.language.functions import measure, to_text
 from kopa_gen.language.task import Combine, From, Template, answer_sources
-from kopa_gen.runtime.paths import PathError, api_number, evaluate, plain_number, pool
+from kopa_gen.runtime.paths import PathError, evaluate, plain_number, pool
 
 __all__ = [
     "answer_pool",
@@ -79,33 +79,63 @@ def arg_value(results: Results, value: Any, item: Any = None) -> Any:
 
 
 def derive_answer(results: Results, answer_from: From | Combine) -> Any:
-    """The answer value: a From's value; for a Combine, the values in order (list), their sum, the first minus
-    the second (diff) or its absolute value (absdiff), the largest / smallest (max / min), or the label of the
-    largest / smallest value (argmax / argmin; a tie goes to the first). Raises PathError when a path does not
-    fit."""
+    """The answer value: a From's value; for a Combine, the values in order (list), or the arithmetic its op
+    names (sum, diff, absdiff, product, ratio, percent, change, avg, max, min; rounded half up to `digits` when
+    given), or the label of the largest / smallest value (argmax / argmin; a tie is an error unless the task
+    declares `tie_break`). Raises PathError when a path does not fit, a divisor is zero or a tie has no rule."""
     if isinstance(answer_from, From):
         return source_value(results, answer_from)
     values = [source_value(results, source) for source in answer_from.of]
-    match answer_from.op:
-        case "list":
-            return values
+    op = answer_from.op
+    if op == "list":
+        return values
+    numbers = [measure(v) for v in values]
+    if op in ("argmax", "argmin"):
+        best = (max if op == "argmax" else min)(numbers)
+        at = [i for i, n in enumerate(numbers) if n == best]
+        assert answer_from.labels is not None  # the spec requires labels for argmax / argmin
+        if len(at) > 1 and answer_from.tie_break is None:
+            tied = ", ".join(to_text(source_value(results, answer_from.labels[i])) for i in at)
+            raise PathError(
+                f"{op}: a tie at {to_text(best)} between {tied}; no single answer (declare `tie_break: first` "
+                "or `last` and say in the query how a tie is decided)"
+            )
+        return source_value(results, answer_from.labels[at[-1] if answer_from.tie_break == "last" else at[0]])
+    result = _arithmetic(op, numbers)
+    if answer_from.digits is not None:
+        result = result.quantize(Decimal(1).scaleb(-answer_from.digits), rounding=ROUND_HALF_UP)
+    return plain_number(result)
+
+
+def _arithmetic(op: str, numbers: list[Decimal]) -> Decimal:
+    first, second = numbers[0], numbers[-1]
+    if op in ("ratio", "percent", "change") and second == 0:
+        raise PathError(f"op {op}: the second value is 0; no ratio")
+    match op:
         case "sum":
-            return plain_number(sum((api_number(v) for v in values), Decimal(0)))
-        case "diff" | "absdiff":
-            first, second = (api_number(v) for v in values)
-            diff = first - second
-            return plain_number(abs(diff) if answer_from.op == "absdiff" else diff)
-        case "max" | "min":
-            numbers = [api_number(v) for v in values]
-            return plain_number(max(numbers) if answer_from.op == "max" else min(numbers))
-        case "argmax" | "argmin":
-            numbers = [api_number(v) for v in values]
-            pick = max if answer_from.op == "argmax" else min
-            best = pick(range(len(numbers)), key=numbers.__getitem__)
-            assert answer_from.labels is not None  # the spec requires labels for argmax / argmin
-            return source_value(results, answer_from.labels[best])
-        case _:
-            assert_never(answer_from.op)
+            return sum(numbers, Decimal(0))
+        case "diff":
+            return first - second
+        case "absdiff":
+            return abs(first - second)
+        case "product":
+            out = Decimal(1)
+            for n in numbers:
+                out *= n
+            return out
+        case "ratio":
+            return first / second
+        case "percent":
+            return first / second * 100
+        case "change":
+            return (first - second) / second * 100
+        case "avg":
+            return sum(numbers, Decimal(0)) / len(numbers)
+        case "max":
+            return max(numbers)
+        case "min":
+            return min(numbers)
+    raise AssertionError(f"op {op} is not arithmetic")
 
 
 def answer_pool(results: Results, answer_from: From | Combine) -> list[Any]:

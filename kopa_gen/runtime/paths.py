@@ -224,6 +224,8 @@ def _apply(call: Call, found: Selection, env: Env, relaxed: bool | str = False) 
     spec = fn.FUNCTIONS[call.func]
     if relaxed and (spec.chooses or (relaxed == "items" and spec.kind == "reduce")):
         items = found.values if found.many else fn.as_list(found.values[0]) if found.values else []
+        if spec.chooses and spec.offers is not None:
+            items = spec.offers(items)
         return Selection(items, True, found.candidates)
     args = [_lookup(env, a) if isinstance(a, Ref) else a.value for a in call.args]
     if spec.kind == "each":
@@ -258,6 +260,8 @@ def plain(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, list):
         return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
     return value
 
 
