@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from kopa_gen.cli import build, edge, run, sandbox, train
+from kopa_gen.cli import build, edge, run, sandbox, task, train
 from kopa_gen.cli.options import Endpoint, Parser, UsageError, json_object, json_value, positive_int
 from kopa_gen.cli.run import default_run_folder
 from kopa_gen.language.diagnostics import Level, SpecError, UserError
@@ -22,7 +22,7 @@ __all__ = [
     "positive_int",
 ]
 
-_SUBCOMMANDS = ("sandbox_command", "edge_command", "train_command", "what")  # `judge calibrate` says `judge`
+_SUBCOMMANDS = ("sandbox_command", "edge_command", "train_command", "task_command", "what")  # `judge calibrate` says `judge`
 
 
 def parser() -> Parser:
@@ -35,6 +35,7 @@ def parser() -> Parser:
     run.add_commands(sub)  # eval, report, score, judge calibrate, stats
     edge.add_commands(sub)
     train.add_commands(sub)
+    task.add_commands(sub)
     build.add_new_and_demo(sub)
     return top
 

@@ -1,0 +1,60 @@
+"""`kopa-gen task show`: one task on one page for review (kopa_gen/gold/show.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+
+from kopa_gen.cli.options import Subparsers, load, parse, positive_int
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskShowOptions:
+    """`kopa-gen task show`."""
+
+    root: str | None = None
+    id: list[str]
+    task_dir: str | None = None
+    rows: int = 3
+    no_policies: bool = False
+
+
+def cmd_task_show(o: TaskShowOptions) -> int:
+    from kopa_gen.evaluate.runner import selected
+    from kopa_gen.gold.show import show_task
+    from kopa_gen.world.build import ensure_world
+
+    project = load(o.root)
+    if o.task_dir:
+        project = project.with_task_set(Path(o.task_dir))
+    ensure_world(project.world)
+    clean = True
+    for k, (file, task) in enumerate(selected(project, o.id)):
+        page, ok = asyncio.run(show_task(project, file, task, o.rows, not o.no_policies))
+        print(("\n" + "─" * 100 + "\n" if k else "") + page)
+        clean = clean and ok
+    return 0 if clean else 1
+
+
+def add_commands(sub: Subparsers) -> None:
+    t = sub.add_parser(
+        "task", help="review tasks: `task show ID` prints one task's chain, answer and verdicts"
+    )
+    ts = t.add_subparsers(dest="task_command", required=True)
+    show = ts.add_parser(
+        "show",
+        help="run a task's gold chain fresh and print the query, each call with its arguments, rows and "
+        "hand-offs, the answer and its pool, the build's problems and every reference policy's reward",
+    )
+    show.add_argument("id", nargs="+", help="task ids or patterns (fin-00*)")
+    show.add_argument(
+        "--task-dir",
+        default=None,
+        help="a task set folder (DIR/tasks/<domain>/<id>.yaml) instead of the benchmark",
+    )
+    show.add_argument(
+        "--rows", type=positive_int, default=3, help="first rows shown of each result (default 3)"
+    )
+    show.add_argument("--no-policies", action="store_true", help="skip running the policies")
+    show.set_defaults(func=lambda args: cmd_task_show(parse(TaskShowOptions, args)))
