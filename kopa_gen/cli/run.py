@@ -151,6 +151,7 @@ class StatsOptions:
 
     root: str | None = None
     json: bool = False
+    task_dir: str | None = None
 
 
 def default_run_folder(name: str, task_dir: str | None) -> Path:
@@ -392,6 +393,11 @@ def cmd_stats(o: StatsOptions) -> int:
     from kopa_gen.evaluate.taskstats import benchmark_table, handoff_table, stats_document
 
     project = load(o.root)
+    if o.task_dir:
+        from kopa_gen.world.build import ensure_world
+
+        project = project.with_task_set(Path(o.task_dir))
+        ensure_world(project.world)
     if o.json:
         print(json.dumps(stats_document(project), ensure_ascii=False, indent=1))
         return 0
@@ -558,4 +564,9 @@ def add_commands(sub: Subparsers) -> None:
 
     st = sub.add_parser("stats", help="the benchmark table and handoff statistics of the tasks")
     st.add_argument("--json", action="store_true", help="print the figures as one JSON document")
+    st.add_argument(
+        "--task-dir",
+        default=None,
+        help="a task set folder (DIR/tasks/<domain>/<id>.yaml; gold chains without a fixture are run now)",
+    )
     st.set_defaults(func=lambda args: cmd_stats(parse(StatsOptions, args)))

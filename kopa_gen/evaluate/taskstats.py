@@ -43,10 +43,26 @@ PAPER_HANDOFFS = {"one_to_many": 0.812, "median": 27, "p90": 157, "max": 224958}
 
 
 def fixtures(project: Project) -> list[tuple[Any, dict[str, Any]]]:
+    """Each task with its gold fixture; a task of a set without one (drafts under `--task-dir`) has its gold
+    chain run now, and one that does not build is left out with a line on stderr saying why."""
+    import asyncio
+    import sys
+
+    from kopa_gen.gold.run import run_gold
+    from kopa_gen.language.diagnostics import Diagnostics
+
     out = []
-    for _, task in project.tasks:
-        path = project.root / "generated" / "fixtures" / task.domain / f"{task.id}.json"
-        out.append((task, json.loads(path.read_text(encoding="utf-8"))))
+    for file, task in project.tasks:
+        path = project.fixtures_dir / task.domain / f"{task.id}.json"
+        if path.exists():
+            out.append((task, json.loads(path.read_text(encoding="utf-8"))))
+            continue
+        diags = Diagnostics()
+        fixture = asyncio.run(run_gold(project, file, task, project.world.seed, diags))
+        if fixture is None:
+            print(f"left out {task.id}: it does not build ({len(diags.errors)} error(s))", file=sys.stderr)
+            continue
+        out.append((task, fixture))
     return out
 
 
