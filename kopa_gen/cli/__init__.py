@@ -22,7 +22,13 @@ __all__ = [
     "positive_int",
 ]
 
-_SUBCOMMANDS = ("sandbox_command", "edge_command", "train_command", "task_command", "what")  # `judge calibrate` says `judge`
+_SUBCOMMANDS = (
+    "sandbox_command",
+    "edge_command",
+    "train_command",
+    "task_command",
+    "what",
+)  # `judge calibrate` says `judge`
 
 
 def parser() -> Parser:
