@@ -10,7 +10,8 @@ from pathlib import Path
 
 from kopa_gen.envelopes import family, family_names
 from kopa_gen.language.diagnostics import Diagnostic, Diagnostics, Level, NotFound, SpecError
-from kopa_gen.language.domains import load_domains
+from kopa_gen.language.domains import FILE as DOMAINS_FILE
+from kopa_gen.language.domains import load_domains, load_held_out
 from kopa_gen.language.meaning import Kinds, Meaning, load_kinds, load_meaning
 from kopa_gen.language.nested import check_world
 from kopa_gen.language.platform import Platform, load_platform, tool_params
@@ -44,6 +45,17 @@ class Project:
     fixtures: Path | None = None  # where gold fixtures live (default generated/fixtures)
     kinds: Kinds | None = None  # specs/kinds.yaml: the kinds of values that cross between tools
     meanings: tuple[tuple[str, Meaning], ...] = ()  # (platform id, specs/platforms/<id>/meaning.yaml)
+    held_out: tuple[
+        str, ...
+    ] = ()  # specs/domains.yaml `held_out`: platforms withheld from synthesis and training
+
+    def held_out_tasks(self) -> list[Task]:
+        """The benchmark's held-out split: its tasks that use a held-out platform (gold or exposed tools)."""
+        return [t for _, t in self.tasks if self.touches_held_out(t)]
+
+    def touches_held_out(self, task: Task) -> bool:
+        tools = {c.tool for c in task.calls()} | set(task.tools or [])
+        return any(self.platform_of(tool).id in self.held_out for tool in tools)
 
     @property
     def fixtures_dir(self) -> Path:
@@ -144,6 +156,15 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
                     ("x-kopa", "domain"),
                     f"unknown domain {p.kopa.domain!r}; declared in specs/domains.yaml: {', '.join(domains)}",
                 )
+    held_out = load_held_out(root)
+    loaded = {p.id for p in platforms}
+    for k, pid in enumerate(held_out):
+        if pid not in loaded and not only and pid not in broken:
+            diags.error(
+                str(DOMAINS_FILE),
+                f"held_out.platforms.{k}",
+                f"unknown platform {pid!r}; known: {', '.join(sorted(loaded))}",
+            )
     kinds, kind_diags = load_kinds(root)
     diags.extend(kind_diags)
     # a kinds file that did not load would make every kind named anywhere "unknown": one error is enough
@@ -176,6 +197,7 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
         tuple(tasks),
         kinds=kinds,
         meanings=tuple(meanings),
+        held_out=held_out,
     )
 
 

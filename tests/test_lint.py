@@ -359,3 +359,25 @@ def test_a_tie_between_groups_is_an_error_at_its_line(tmp_path: Path) -> None:
     }
     (problem,) = errors(tmp_path, task)
     assert problem.startswith(f"{FILE}:21: answer_from: error: argmax: a tie at 1 between 1200, 2500, 1500;")
+
+
+def test_an_answer_read_from_real_data_warns(tmp_path: Path) -> None:
+    from tests.toyspec import spec_copy
+
+    spec = spec_copy()
+    spec["x-kopa"]["real_data"] = True  # as if the fruit list were a real public master list
+    write_project(tmp_path, spec)
+    folder = tmp_path / "specs" / "tasks" / "finance"
+    folder.mkdir(parents=True)
+    (folder / "fin-001.yaml").write_text(yaml.safe_dump(BASE, allow_unicode=True, sort_keys=False), "utf-8")
+    project = load_project(tmp_path)
+    build(project)
+    ensure_world(project.world)
+    _, diags = compile_fixtures(project)
+    (warning,) = [d.render() for d in diags.items if "real public master list" in d.message]
+    assert warning.startswith(
+        f"{FILE}:22: answer_from: warning: the answer is read from toy, which serves a real"
+    )
+    # the next build, from the kept fixture, says it again
+    _, again = compile_fixtures(project)
+    assert any("real public master list" in d.message for d in again.items)

@@ -27,6 +27,7 @@ _SUBCOMMANDS = (
     "edge_command",
     "train_command",
     "task_command",
+    "audit_command",
     "what",
 )  # `judge calibrate` says `judge`
 

@@ -72,6 +72,7 @@ class SynthOptions:
     tasks: int
     attempts: int
     exclude_platforms: list[str] = field(default_factory=list)
+    include_held_out: bool = False
     max_rows: int
     max_guess: float
     max_domain_share: float
@@ -133,7 +134,9 @@ def cmd_edge_synth(o: SynthOptions) -> int:
         seed=o.seed,
         tasks=o.tasks,
         attempts=o.attempts,
-        exclude=tuple(o.exclude_platforms),
+        exclude=tuple(
+            dict.fromkeys([*([] if o.include_held_out else project.held_out), *o.exclude_platforms])
+        ),
         max_rows=o.max_rows,
         max_guess=o.max_guess,
         max_domain_share=o.max_domain_share,
@@ -249,7 +252,12 @@ def add_commands(sub: Subparsers) -> None:
         "--exclude-platforms",
         nargs="*",
         default=[],
-        help="platforms no chain may touch (the benchmark's held-out split)",
+        help="platforms no chain may touch, besides the held-out split of specs/domains.yaml",
+    )
+    es.add_argument(
+        "--include-held-out",
+        action="store_true",
+        help="let chains touch the held-out platforms of specs/domains.yaml (their tasks then test nothing unseen)",
     )
     es.add_argument(
         "--max-rows",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import json
 import shlex
@@ -73,6 +74,9 @@ class EvalOptions:
     model: str | None = None  # also names the run folder
     tasks: list[str] | None = None
     task_dir: str | None = None
+    split: str = (
+        "all"  # all | held-out | seen: the benchmark's held-out split (specs/domains.yaml) or the rest
+    )
     answer_mode: str
     rollouts: int
     seeds: list[int]
@@ -222,6 +226,8 @@ def cmd_eval(o: EvalOptions) -> int:
     from kopa_gen.evaluate.rundir import check_layout, read_manifest
 
     out = Path(o.out) if o.out else default_run_folder(o.model or name, o.task_dir)
+    if not o.out and o.split != "all":
+        out = out.with_name(f"{out.name}-{o.split}")  # a split's run never mixes with the whole set's
     check_layout(
         out
     )  # a run folder that cannot be one is said before the specs load (and before a server starts)
@@ -255,6 +261,7 @@ def _eval(o: EvalOptions, name: str, out: Path) -> int:
         project = load(o.root)
         if o.task_dir:
             project = project.with_task_set(Path(o.task_dir))
+        project = split_of(project, o.split)
         try:
             records = _run(o, name, out, project, endpoint)
         except InfrastructureStop as exc:
@@ -272,6 +279,21 @@ def _eval(o: EvalOptions, name: str, out: Path) -> int:
         )
         return 1
     return 0
+
+
+def split_of(project: Project, split: str) -> Project:
+    """The project with only the tasks of one split: `held-out` (tasks touching a held-out platform of
+    specs/domains.yaml), `seen` (the others) or `all`."""
+    if split == "all":
+        return project
+    if not project.held_out:
+        raise UsageError(
+            "--split needs a held-out split; declare `held_out: {platforms: [...]}` in specs/domains.yaml"
+        )
+    keep = [(f, t) for f, t in project.tasks if project.touches_held_out(t) == (split == "held-out")]
+    if not keep:
+        raise UsageError(f"no task in the {split} split (held-out platforms: {', '.join(project.held_out)})")
+    return dataclasses.replace(project, tasks=tuple(keep))
 
 
 def _run(
@@ -390,7 +412,7 @@ def cmd_judge_calibrate(o: CalibrateOptions) -> int:
 
 
 def cmd_stats(o: StatsOptions) -> int:
-    from kopa_gen.evaluate.taskstats import benchmark_table, handoff_table, stats_document
+    from kopa_gen.evaluate.taskstats import benchmark_table, handoff_table, profile_lines, stats_document
 
     project = load(o.root)
     if o.task_dir:
@@ -401,9 +423,12 @@ def cmd_stats(o: StatsOptions) -> int:
     if o.json:
         print(json.dumps(stats_document(project), ensure_ascii=False, indent=1))
         return 0
-    print(benchmark_table(project))
+    doc = stats_document(project)
+    print(benchmark_table(project, doc))
     print()
-    print(handoff_table(project))
+    print(handoff_table(project, doc))
+    print()
+    print(profile_lines(project, doc))
     return 0
 
 
@@ -423,6 +448,12 @@ def add_commands(sub: Subparsers) -> None:
         key_help="environment variable holding the endpoint key",
     )
     e.add_argument("--tasks", nargs="*", help="task ids or globs (default: all)")
+    e.add_argument(
+        "--split",
+        choices=["all", "held-out", "seen"],
+        default="all",
+        help="the held-out split of specs/domains.yaml (tasks on platforms withheld from training), the rest, or all",
+    )
     e.add_argument(
         "--task-dir", help="evaluate a synthesized task set (the folder `kopa-gen edge synth` wrote) instead"
     )

@@ -1,4 +1,5 @@
-"""`kopa-gen task show`: one task on one page for review (kopa_gen/gold/show.py)."""
+"""`kopa-gen task show` (one task on one page for review, kopa_gen/gold/show.py) and `kopa-gen audit
+contamination` (the benchmark's overlap with a training set, kopa_gen/evaluate/audit.py)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,27 @@ def cmd_task_show(o: TaskShowOptions) -> int:
     return 0 if clean else 1
 
 
+@dataclass(frozen=True, kw_only=True)
+class AuditOptions:
+    """`kopa-gen audit contamination`."""
+
+    root: str | None = None
+    task_dir: str
+    json: bool = False
+
+
+def cmd_audit(o: AuditOptions) -> int:
+    import json
+
+    from kopa_gen.evaluate.audit import audit
+
+    project = load(o.root)
+    training = [t for _, t in project.with_task_set(Path(o.task_dir)).tasks]
+    result = audit(project, training)
+    print(json.dumps(result.as_dict(), ensure_ascii=False, indent=1) if o.json else result.lines())
+    return 0
+
+
 def add_commands(sub: Subparsers) -> None:
     t = sub.add_parser(
         "task", help="review tasks: `task show ID` prints one task's chain, answer and verdicts"
@@ -58,3 +80,15 @@ def add_commands(sub: Subparsers) -> None:
     )
     show.add_argument("--no-policies", action="store_true", help="skip running the policies")
     show.set_defaults(func=lambda args: cmd_task_show(parse(TaskShowOptions, args)))
+
+    a = sub.add_parser("audit", help="audit a training set against the benchmark")
+    asub = a.add_subparsers(dest="audit_command", required=True)
+    c = asub.add_parser(
+        "contamination",
+        help="query, tool and dependency-edge overlap between the benchmark's gold chains and a task set",
+    )
+    c.add_argument(
+        "--task-dir", required=True, help="the training set (the folder `kopa-gen edge synth` wrote)"
+    )
+    c.add_argument("--json", action="store_true", help="print the figures as one JSON document")
+    c.set_defaults(func=lambda args: cmd_audit(parse(AuditOptions, args)))

@@ -34,6 +34,7 @@ class ExportOptions:
     seed: int = 0
     group_by: Literal["task", "root"] | None = None
     no_sft: bool = False
+    include_held_out: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,9 +74,20 @@ def cmd_train_export(o: ExportOptions) -> int:
         name = o.name or "edge"
     out = Path(o.out)
     stats = export(
-        project, name, out, o.val_fraction, o.seed, tasks=o.tasks, group_by=o.group_by, sft=not o.no_sft
+        project,
+        name,
+        out,
+        o.val_fraction,
+        o.seed,
+        tasks=o.tasks,
+        group_by=o.group_by,
+        sft=not o.no_sft,
+        include_held_out=o.include_held_out,
     )
-    write_tool_config(project, sorted(p.id for p in project.platforms), out / "tools.yaml")
+    withheld = () if o.include_held_out else project.held_out
+    write_tool_config(
+        project, sorted(p.id for p in project.platforms if p.id not in withheld), out / "tools.yaml"
+    )
     write_agent_loop_config(out / "agent_loops.yaml")  # no machine path: workers get KOPA_GEN_ROOT
     print(format_stats(stats))
     print(
@@ -116,6 +128,11 @@ def add_commands(sub: Subparsers) -> None:
         help="split unit (default: task for the benchmark, root call for a synthesized set)",
     )
     te.add_argument("--no-sft", action="store_true", help="skip the SFT export of oracle trajectories")
+    te.add_argument(
+        "--include-held-out",
+        action="store_true",
+        help="also export tasks touching the held-out platforms of specs/domains.yaml (and their tools)",
+    )
     te.set_defaults(func=lambda args: cmd_train_export(parse(ExportOptions, args)))
     for kind in ("grpo", "sft"):
         tk = trs.add_parser(kind, help=f"{kind.upper()} on one 8-GPU node: compose, validate and launch verl")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kopa_gen.gold.freshness import fixture_input
-from kopa_gen.gold.run import pool_warning, run_gold
+from kopa_gen.gold.run import pool_warning, reading_warnings, run_gold
 from kopa_gen.language.diagnostics import Diagnostics
 from kopa_gen.project import Project
 
@@ -37,6 +37,7 @@ def compile_fixtures(
             pool_warning(
                 diags, project, file, task, json.loads(target.read_text("utf-8")).get("answer_pool") or []
             )
+            reading_warnings(diags, project, file, task)
             continue
         changed.append(task.id)
         if check_only:

@@ -16,8 +16,9 @@ hand-off statistics, computed from the gold fixtures (docs/evaluation.md defines
 from __future__ import annotations
 
 import json
+import re
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
 from kopa_gen.project import Project
@@ -117,9 +118,65 @@ def _handoffs(items: list[tuple[Any, dict[str, Any]]]) -> dict[str, Any]:
     }
 
 
+BIG_STEP = 50_000
+"""Rows behind one hand-off that make a step "very large" (the issue's bar: 5 tasks or more)."""
+
+_FUNC = re.compile(r"([A-Za-z_]+)\(|\|\s*([A-Za-z_]+)")
+
+
+def ending(task: Any) -> str:
+    """What a task ends in: the tool the answer is read from and the reduction (`count`, `@max`, `group+argmax`,
+    an answer op such as `percent`; `value` when the answer is read as it is). Tasks sharing one ending test the
+    same last move."""
+    from kopa_gen.language.task import Combine
+
+    answer_from = task.answer_from
+    if answer_from is None:
+        return "(writes)"
+    calls = {c.id: c.tool for c in task.calls()}
+    sources = answer_from.of if isinstance(answer_from, Combine) else [answer_from]
+    tools = sorted({calls.get(s.call, s.call) for s in sources})
+    if isinstance(answer_from, Combine):
+        return f"{'+'.join(tools)} {answer_from.op}"
+    path = answer_from.path
+    moves = [a or b for a, b in _FUNC.findall(path)]
+    moves += [m for m in ("@max", "@min") if m in path]
+    moves = [m for m in moves if m not in ("number", "text", "strip", "round", "fixed", "list")]
+    return f"{tools[0]} {'+'.join(dict.fromkeys(moves)) or 'value'}"
+
+
+def profile(project: Project, every: list[tuple[Any, dict[str, Any]]]) -> dict[str, Any]:
+    """The set's shape beyond the table: cross-platform share per domain, the tasks with a very large step, the
+    endings shared most, the most calls, and the held-out split."""
+    by_domain: dict[str, list[tuple[Any, dict[str, Any]]]] = defaultdict(list)
+    for task, fixture in every:
+        by_domain[task.domain].append((task, fixture))
+
+    def crossing(items: list[tuple[Any, dict[str, Any]]]) -> float:
+        local = {p.id for p in project.platforms if p.kopa.local}
+        return sum(1 for _, f in items if len(set(f["platforms"]) - local) > 1) / len(items) if items else 0.0
+
+    big = sorted(
+        t.id
+        for t, f in every
+        if any(h["to"] != "answer" and (h.get("rows") or 0) > BIG_STEP for h in f["stats"]["handoffs"])
+    )
+    endings = Counter(ending(t) for t, _ in every)
+    held = [t.id for t, _ in every if project.held_out and project.touches_held_out(t)]
+    return {
+        "cross_platform": {name: crossing(items) for name, items in sorted(by_domain.items())}
+        | {"all": crossing(every)},
+        "big_steps": {"rows": BIG_STEP, "tasks": big},
+        "endings": dict(endings.most_common()),
+        "top_ending_share": max(endings.values()) / len(every) if every else 0.0,
+        "max_calls": max((f["stats"]["calls"] for _, f in every), default=0),
+        "held_out": {"platforms": list(project.held_out), "tasks": held},
+    }
+
+
 def stats_document(project: Project) -> dict[str, Any]:
     """`kopa-gen stats --json`: {"domains": {domain: {tasks, steps, calls, calls_without_pages, headroom, tools,
-    parallel}}, "all": {...}, "handoffs": {...}, "paper": {...}}."""
+    parallel}}, "all": {...}, "handoffs": {...}, "profile": {...}, "paper": {...}}."""
     groups: dict[str, list[tuple[Any, dict[str, Any]]]] = defaultdict(list)
     every = fixtures(project)
     for task, fixture in every:
@@ -128,8 +185,30 @@ def stats_document(project: Project) -> dict[str, Any]:
         "domains": {name: _row(project, groups[name]) for name in sorted(groups)},
         "all": _row(project, every),
         "handoffs": _handoffs(every),
+        "profile": profile(project, every),
         "paper": {"domains": PAPER, "handoffs": PAPER_HANDOFFS},
     }
+
+
+def profile_lines(project: Project, doc: dict[str, Any] | None = None) -> str:
+    """The profile as a few lines under the tables."""
+    p = (doc or stats_document(project))["profile"]
+    cross = ", ".join(f"{d} {100 * v:.0f}%" for d, v in p["cross_platform"].items())
+    top = list(p["endings"].items())[:5]
+    held = p["held_out"]
+    return "\n".join(
+        [
+            f"cross-platform tasks: {cross}",
+            f"tasks with over {p['big_steps']['rows']:,} rows behind one hand-off: {len(p['big_steps']['tasks'])} "
+            f"({', '.join(p['big_steps']['tasks']) or 'none'})",
+            "most shared endings (tool + reduction): "
+            + "; ".join(f"{e} x{n}" for e, n in top)
+            + f" (top share {100 * p['top_ending_share']:.1f}%, the bar 10%)",
+            f"most calls in one task: {p['max_calls']} (the bar 14)",
+            f"held-out split: {len(held['tasks'])} tasks on {', '.join(held['platforms']) or 'no platform'}"
+            " (the paper: 31)",
+        ]
+    )
 
 
 def _beside(name: str, key: str, fmt: str) -> str:
@@ -137,8 +216,8 @@ def _beside(name: str, key: str, fmt: str) -> str:
     return f" ({fmt.format(paper[key])})" if paper else ""
 
 
-def benchmark_table(project: Project) -> str:
-    doc = stats_document(project)
+def benchmark_table(project: Project, doc: dict[str, Any] | None = None) -> str:
+    doc = doc or stats_document(project)
     lines = [
         "| domain | tasks | steps | calls | calls w/o pages | headroom | available tools | parallel |",
         "|---|---|---|---|---|---|---|---|",
@@ -156,8 +235,8 @@ def benchmark_table(project: Project) -> str:
     return "\n".join(lines)
 
 
-def handoff_table(project: Project) -> str:
-    h = stats_document(project)["handoffs"]
+def handoff_table(project: Project, doc: dict[str, Any] | None = None) -> str:
+    h = (doc or stats_document(project))["handoffs"]
     if not h["junctions"]:
         return "no handoffs yet"
     d, r = h["distinct"], h["rows"]

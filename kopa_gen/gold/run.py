@@ -226,8 +226,9 @@ TIE_WORDS = ("같으면", "같을 때", "동률", "동점", "같은 경우")
 
 
 def reading_warnings(diags: Diagnostics, project: Project, file: str, task: Task) -> None:
-    """Warnings at `answer_from` when the answer depends on a rule the query does not state: a rounding (`digits`,
-    `round(...)`, `fixed(...)`) the reader is not told of, or a declared tie-break the query does not say."""
+    """Warnings at `answer_from` when the answer depends on a rule the query does not state (a rounding: `digits`,
+    `round(...)`, `fixed(...)`; a declared tie-break), or is read from a platform serving real data
+    (`x-kopa.real_data`), where it is a public fact."""
     if task.answer_from is None:
         return
     paths = [s.path for s in task.answer_from.sources()]
@@ -243,6 +244,22 @@ def reading_warnings(diags: Diagnostics, project: Project, file: str, task: Task
             "answer_from",
             "the answer is rounded, but the query does not say to what ('소수 첫째 자리까지 반올림해'); say it, or "
             "a reply giving more digits reads as a different number",
+            line,
+        )
+    calls = {c.id: c.tool for c in task.calls()}
+    real = sorted(
+        {
+            project.platform_of(calls[s.call]).id
+            for s in task.answer_from.sources()
+            if s.call in calls and project.platform_of(calls[s.call]).kopa.real_data
+        }
+    )
+    if real and task.answer is not None and "RESPONSE" in task.reward:
+        diags.warning(
+            file,
+            "answer_from",
+            f"the answer is read from {', '.join(real)}, which serves a real public master list: it is a public "
+            "fact a model may remember (a real code, a real count of 법정동); read the answer from synthetic data",
             line,
         )
     if tie and not any(w in task.query for w in TIE_WORDS):

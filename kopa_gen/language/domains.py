@@ -11,6 +11,18 @@ from kopa_gen.language.source import YamlError, load_yaml, validate_model
 FILE = Path("specs") / "domains.yaml"
 
 
+def load_held_out(root: Path) -> tuple[str, ...]:
+    """The platforms of the declared held-out split (none when the file or the split is missing; `load_domains`
+    reports a broken file)."""
+    try:
+        src = load_yaml(root / FILE, root)
+    except (YamlError, OSError):
+        return ()
+    diags = Diagnostics()
+    spec = validate_model(Domains, src.data, src, (), diags)
+    return tuple(spec.held_out.platforms) if spec is not None and spec.held_out is not None else ()
+
+
 def load_domains(root: Path) -> tuple[list[str], list[Diagnostic]]:
     """The declared domain ids (in file order) and any problem with the file."""
     path = root / FILE

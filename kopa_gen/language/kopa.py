@@ -28,10 +28,25 @@ class DomainSpec(StrictModel):
     description: str = Field(default="", description="What the domain covers.")
 
 
+class HeldOut(StrictModel):
+    """The held-out split: platforms withheld from synthesis and training, so a model's score on the benchmark's
+    tasks that use them measures transfer to platforms it never trained on."""
+
+    platforms: list[str] = Field(
+        min_length=1, description="Platform ids no synthesized task and no training row may touch."
+    )
+    reason: str = Field(default="", description="Why these platforms (for the report).")
+
+
 class Domains(StrictModel):
-    """specs/domains.yaml: the benchmark's domains."""
+    """specs/domains.yaml: the benchmark's domains, and its held-out split."""
 
     domains: list[DomainSpec] = Field(min_length=1)
+    held_out: HeldOut | None = Field(
+        default=None,
+        description="Platforms withheld from `kopa-gen edge synth` and `kopa-gen train export` (the tasks using "
+        "them are the benchmark's held-out split).",
+    )
 
 
 class Category(StrEnum):
@@ -201,6 +216,11 @@ class PlatformKopa(StrictModel):
     local: bool = Field(
         default=False,
         description="The platform exists only inside kopa-gen (the agent's workspace); live mode serves it locally.",
+    )
+    real_data: bool = Field(
+        default=False,
+        description="The sandbox serves the real public master list here (the legal-district codes), not synthetic "
+        "data: an answer read from it is a public fact a model may remember, and the build warns.",
     )
     examples: dict[str, list[str | int]] = Field(
         default_factory=dict,

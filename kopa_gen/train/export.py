@@ -319,6 +319,7 @@ def export(
     concurrency: int = 1,
     tool_chars: int = TOOL_CHARS,
     tool_side: str = TOOL_SIDE,
+    include_held_out: bool = False,
 ) -> dict[str, Any]:
     """Write the RL and SFT parquet files of `project`'s task set (or of the `tasks` id patterns) into `out_dir`
     and return the stats (also written to OUT/export.json).
@@ -331,8 +332,18 @@ def export(
     start = time.perf_counter()
     _pyarrow()
     chosen = sorted((t for _, t in selected(project, tasks)), key=lambda t: t.id)
+    withheld = [] if include_held_out else [t.id for t in chosen if project.touches_held_out(t)]
+    chosen = [t for t in chosen if t.id not in withheld]
     if not chosen:
-        raise ExportError(f"task set {task_set_name!r} has no tasks")
+        raise ExportError(
+            f"task set {task_set_name!r} has no tasks"
+            + (
+                f" outside the held-out split ({len(withheld)} touch {', '.join(project.held_out)}; "
+                "--include-held-out exports them)"
+                if withheld
+                else ""
+            )
+        )
     mode: GroupBy = group_by or ("task" if project.fixtures is None else "root")
     fixtures = fixtures_of(project, chosen)
     tools = {t.id: exposed_tools(project, t, fixtures[t.id]) for t in chosen}
@@ -424,6 +435,8 @@ def export(
             **({"sft_train": len(sft_rows["train"]), "sft_val": len(sft_rows["val"])} if sft else {}),
         },
         "sft_skipped": skipped,
+        # tasks left out because they touch a platform of the held-out split (specs/domains.yaml)
+        "held_out": {"platforms": list(project.held_out), "skipped": withheld},
         # the tool-result budget (= verl's max_tool_response_length): results are rendered within it, cut at a row
         # boundary with a note; a task whose gold chain meets a cut result cannot be solved from what the model
         # sees, so they are counted and named here ("cut"); "over_limit" lists results longer than the budget
@@ -455,6 +468,11 @@ def format_stats(stats: dict[str, Any]) -> str:
         f"  groups ({stats['group_by']}): {groups['total']} ({groups['train']} train, {groups['val']} val)",
         f"  RL rows: {rows['train']} train, {rows['val']} val",
     ]
+    held = stats.get("held_out") or {}
+    if held.get("skipped"):
+        lines.append(
+            f"  held out: {len(held['skipped'])} tasks touch {', '.join(held['platforms'])} (not exported)"
+        )
     if "sft_train" in rows:
         lines.append(
             f"  SFT rows: {rows['sft_train']} train, {rows['sft_val']} val, "

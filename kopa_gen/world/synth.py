@@ -81,6 +81,7 @@ def synthesize(
     place."""
     made: list[tuple[Platform, Operation, Table]] = []
     out: list[Platform] = []
+    columns = {t.name: [c.name for c in t.columns] for t in world.tables}
     for platform in platforms:
         ops: list[Operation] = []
         for op in platform.operations:
@@ -88,7 +89,7 @@ def synthesize(
                 ops.append(op)
                 continue
             try:
-                table, source = synth_table(op, world.entities)
+                table, source = synth_table(op, world.entities, columns)
             except HintError as exc:
                 diags.error(platform.file, _hint_at(op, exc.prop), exc.message)
                 continue
@@ -126,6 +127,39 @@ def _hint_at(op: Operation, prop: str | None) -> str:
     return where.removeprefix("#/").replace("/", ".")
 
 
+def _followers(
+    gens: dict[str, ColumnGen], free: set[str], tables: dict[str, list[str]], table: str
+) -> dict[str, ColumnGen]:
+    """For each entity table a row's keys draw from, the first such key (in field order) is drawn; every other
+    field that the entity table holds, or that is another key into it, is read from the drawn row, whatever its
+    own generator says (the entity's table is the one place a fact lives). A key is a field drawn as an entity
+    with no `x-kopa-gen` of its own: a hinted `ref` may be a pool of values (a committee name drawn from the
+    members'); a field hinted `ref ... by` already follows a key of its own choosing."""
+    anchors: dict[str, tuple[str, str]] = {}  # entity table -> (this row's key column, entity column)
+    for name, gen in gens.items():
+        if name in free and gen.ref is not None and "." in gen.ref and gen.by is None:
+            entity, column = gen.ref.split(".", 1)
+            anchors.setdefault(entity, (name, column))
+    out: dict[str, ColumnGen] = {}
+    for name, gen in gens.items():
+        if gen.by is not None:  # follows a key of its own choosing
+            continue
+        for entity, (key, column) in anchors.items():
+            if name == key:
+                break
+            if gen.ref is not None and gen.ref.split(".", 1)[0] == entity:
+                field = gen.ref.split(".", 1)[1]
+            elif name != column and name in tables.get(entity, ()):
+                field = name
+            else:
+                continue
+            out[name] = ColumnGen(
+                sql=f'(SELECT e."{field}" FROM "{entity}" e WHERE e."{column}" = "{table}"."{key}" LIMIT 1)'
+            )
+            break
+    return out
+
+
 class HintError(ValueError):
     """A row property's `x-kopa-gen` is not a column generator."""
 
@@ -134,24 +168,37 @@ class HintError(ValueError):
         self.prop, self.message = prop, message
 
 
-def synth_table(op: Operation, entities: dict[str, ColumnGen]) -> tuple[Table, Source]:
+def synth_table(
+    op: Operation, entities: dict[str, ColumnGen], tables: dict[str, list[str]] | None = None
+) -> tuple[Table, Source]:
+    """The table and source of one operation without a source. `tables` (the world's tables and their columns)
+    makes an entity's facts follow its key: the first field naming an entity (MONA_CD) is drawn, and every other
+    field its table holds (HG_NM, POLY_NM; a second key of the same table) is read from that same row, so a row
+    never pairs one member's code with another member's name."""
     props: dict[str, Any] = op.row_schema.get("properties", {})
+    name_ = f"auto_{op.tool}"
     columns = [Column(name=ROW, type="integer", gen=ColumnGen(seq=1))]
+    gens: dict[str, ColumnGen] = {}
     for name, schema in props.items():
         try:
-            gen = column_gen(name, schema, entities)
+            gens[name] = column_gen(name, schema, entities)
         except ValidationError as exc:
             err = exc.errors()[0]
             at = ".".join(str(x) for x in err["loc"])
             message = str(err["msg"]).removeprefix("Value error, ")
             raise HintError(name, f"{message} (at {at})" if at else message) from exc
+    if tables is not None:
+        gens.update(
+            _followers(gens, {n for n, sch in props.items() if sch.get("x-kopa-gen") is None}, tables, name_)
+        )
+    for name, schema in props.items():
         kind = schema.get("type", "string")
         sql_type = "integer" if kind == "integer" else "real" if kind == "number" else "text"
         columns.append(
-            Column(name=name, type=sql_type, description=str(schema.get("description", "")), gen=gen)
+            Column(name=name, type=sql_type, description=str(schema.get("description", "")), gen=gens[name])
         )
     table = Table(
-        name=f"auto_{op.tool}",
+        name=name_,
         description=f"Synthesised from the row schema {op.row_name} of {op.tool} (no x-kopa.source).",
         rows=op.kopa.synth_rows,
         columns=columns,

@@ -192,6 +192,7 @@ def companies(ctx: GenContext, table: Table) -> Iterator[Row]:
     codes: set[str] = set(anchors)
     stock_codes: set[str] = {a["stock_code"] for a in table.anchors if a.get("stock_code")}
     jurirs: set[str] = {a["jurir_no"] for a in table.anchors}
+    bizrs: set[str] = {a["bizr_no"] for a in table.anchors if a.get("bizr_no")}
     listed_names: set[str] = {a["corp_name"] for a in table.anchors}
     listed_plan: list[str] = []
     for cls, count in MARKETS:
@@ -253,6 +254,10 @@ def companies(ctx: GenContext, table: Table) -> Iterator[Row]:
                 break
         biz_body = f"{rng.randrange(101, 899)}{rng.randrange(81, 88)}{rng.randrange(0, 9999):04d}"
         bizr_no = biz_body + check_digit(biz_body, "brn")
+        while bizr_no in bizrs:  # one number, one company; the next serial, so no later draw moves
+            biz_body = f"{biz_body[:5]}{(int(biz_body[5:]) + 1) % 10000:04d}"
+            bizr_no = biz_body + check_digit(biz_body, "brn")
+        bizrs.add(bizr_no)
         area = AREA_CODES.get(region_cd[:2], "02")
         phone = f"{area}-{rng.randrange(200, 9999)}-{rng.randrange(0, 9999):04d}"
         fax = f"{area}-{rng.randrange(200, 9999)}-{rng.randrange(0, 9999):04d}" if rng.random() < 0.6 else ""
