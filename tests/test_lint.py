@@ -381,3 +381,21 @@ def test_an_answer_read_from_real_data_warns(tmp_path: Path) -> None:
     # the next build, from the kept fixture, says it again
     _, again = compile_fixtures(project)
     assert any("real public master list" in d.message for d in again.items)
+
+
+def test_the_shortcut_policy_passes_only_where_the_api_can_pick(tmp_path: Path) -> None:
+    # the toy filters fruit by a part of the name: a task reading every page and then picking 청사과 by name is
+    # answered by one filtered call; a maximum over a name search has no shortcut, and the policy does nothing
+    paged = {
+        **BASE,
+        "query": "청사과의 가격은?",
+        "gold": [{"calls": [{"id": "fruit", "tool": "toy_list_fruits", "args": {}, "pages": "all"}]}],
+        "answer_from": {"from": "fruit", "path": "rows[name=청사과].price"},
+    }
+    project, found = compiled(tmp_path / "paged", paged)
+    assert found == []
+    assert play(project, "shortcut") == ("최종 답: 1500", 1)
+    project, found = compiled(tmp_path / "none", BASE)
+    assert found == []
+    message, calls = play(project, "shortcut")
+    assert calls == 0 and "1500" not in message

@@ -315,48 +315,62 @@ class LastRow(_RowPicker):
 class Shortcut:
     """Asks the API to do the picking: where a later reference selects rows of a call by `field=value` (or
     `field~=value`) and the operation filters that field by a parameter, or by `field=@max/@min` and the operation
-    has a sort order on it, the call is sent with that parameter and read for one page."""
+    has a sort order on it, the call is sent with that parameter and read for one page. A task where no call can
+    be shortened this way gets no episode at all (an empty reply, no calls): the policy has no route of its own,
+    and replaying the gold would score a bypass that does not exist."""
 
     name = "shortcut"
 
     async def run(self, ctx: TaskContext, session: Session) -> Episode:
         project = session.project
         readers = _readers(ctx.task)
+        if not any(_shortcut(project, call, readers) is not None for call in ctx.task.calls()):
+            messages = [
+                {"role": "system", "content": system_prompt(ctx.task, ctx.mode)},
+                {"role": "user", "content": ctx.task.query},
+                {"role": "assistant", "content": UNKNOWN},
+            ]
+            return Episode(UNKNOWN, messages, [], "answered")  # no shortcut: nothing of its own to try
 
         def plan(call: GoldCall, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-            platform = project.platform_of(call.tool)
-            source = platform.operation(call.tool).kopa.source
-            paging = project.page_params(call.tool)
-            if source is None:
+            found = _shortcut(project, call, readers)
+            if found is None:
                 return args, True
-            for path in readers.get(call.id, []):
-                first = _first_filter(path)
-                if first is None:
-                    continue
-                column = _show_field(first.field)
-                if isinstance(first.value, Extreme) and source.sort is not None:
-                    for key, orders in source.sort.orders.items():
-                        top = orders[0] if orders else None
-                        if (
-                            top is not None
-                            and top.column == column
-                            and top.desc == (first.value.which == "max")
-                        ):
-                            out = {k: v for k, v in args.items() if paging is None or k not in paging}
-                            out[source.sort.param] = key
-                            if paging is not None:
-                                out[paging[1]] = 1
-                            return out, False
-                if isinstance(first.value, Lit) and first.op in ("=", "~="):
-                    wanted = "eq" if first.op == "=" else "contains"
-                    for f in source.filters:
-                        if f.column == column and (
-                            f.match == wanted or (wanted == "eq" and f.match == "contains")
-                        ):
-                            return {**args, f.param: str(first.value.value)}, False
-            return args, True
+            drop, add = found
+            return {**{k: v for k, v in args.items() if k not in drop}, **add}, False
 
         return await play(ctx, session, Walker(plan=plan))
+
+
+def _shortcut(
+    project: Any, call: GoldCall, readers: dict[str, list[Path]]
+) -> tuple[set[str], dict[str, Any]] | None:
+    """How the API would pick for `call`: (arguments to drop, arguments to set), or None when no reader's first
+    filter is one the operation filters or sorts by."""
+    platform = project.platform_of(call.tool)
+    source = platform.operation(call.tool).kopa.source
+    paging = project.page_params(call.tool)
+    if source is None:
+        return None
+    for path in readers.get(call.id, []):
+        first = _first_filter(path)
+        if first is None:
+            continue
+        column = _show_field(first.field)
+        if isinstance(first.value, Extreme) and source.sort is not None:
+            for key, orders in source.sort.orders.items():
+                top = orders[0] if orders else None
+                if top is not None and top.column == column and top.desc == (first.value.which == "max"):
+                    add: dict[str, Any] = {source.sort.param: key}
+                    if paging is not None:
+                        add[paging[1]] = 1
+                    return set(paging or ()), add
+        if isinstance(first.value, Lit) and first.op in ("=", "~="):
+            wanted = "eq" if first.op == "=" else "contains"
+            for f in source.filters:
+                if f.column == column and (f.match == wanted or (wanted == "eq" and f.match == "contains")):
+                    return set(), {f.param: str(first.value.value)}
+    return None
 
 
 def _readers(task: Task) -> dict[str, list[Path]]:
