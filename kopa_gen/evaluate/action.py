@@ -295,6 +295,22 @@ def _by_rows(
     return (found / parts if parts else 1.0), sorted(set(used))
 
 
+def _paging(units: Sequence[GoldUnit]) -> set[str]:
+    paging = units[0].get("paging") if units else None
+    return set(paging.get("params") or []) if isinstance(paging, Mapping) else set()
+
+
+def _same_request(a: CallLike, b: CallLike, paging: set[str]) -> bool:
+    """The same tool with the same arguments apart from paging: pages of one request."""
+    if a.tool != b.tool:
+        return False
+
+    def strip(args: Any) -> dict[str, Any]:
+        return {k: v for k, v in (args or {}).items() if k not in paging}
+
+    return strip(a.arguments) == strip(b.arguments)
+
+
 def score_action(
     gold_steps: Sequence[Sequence[GoldUnit]],
     calls: Sequence[CallLike],
@@ -358,9 +374,16 @@ def score_action(
         keys = list(dict.fromkeys(_group_key(u) for u in step))
         if not all(k in credited for k in keys):
             continue
-        # a call listed in no turn is a turn of its own: key it apart from every numbered turn
+        # a call listed in no turn is a turn of its own: key it apart from every numbered turn; a paged call is
+        # in every turn that sent one of its pages (the rows read may sit on a later page than the one sent
+        # together with the step's other calls)
         options = [
-            {turn_of.get(calls[p].index, -1 - calls[p].index) for p in covering[k]}
+            {
+                turn_of.get(c.index, -1 - c.index)
+                for p in covering[k]
+                for c in calls
+                if _same_request(c, calls[p], _paging(groups[k]))
+            }
             for k in keys
             if covering[k]
         ]
