@@ -122,7 +122,9 @@ def test_a_declared_answer_the_chain_does_not_give_is_a_build_error(
     project: Project, world: BuiltWorld
 ) -> None:
     file, task = next(
-        (f, t) for f, t in project.tasks if t.answer is not None and t.answer.kind == "number" and t.id.startswith("fin")
+        (f, t)
+        for f, t in project.tasks
+        if t.answer is not None and t.answer.kind == "number" and t.id.startswith("fin")
     )
     assert task.answer is not None
     wrong = Task.model_validate(
