@@ -13,7 +13,7 @@ from kopa_gen.evaluate.rundir import read_manifest
 from kopa_gen.evaluate.runner import EvalConfig, run_eval
 from kopa_gen.project import Project
 
-TASKS = ["fin-001", "fin-002", "fin-014", "dis-001", "dis-002"]
+TASKS = ["fin-001", "fin-002", "edu-011", "dis-001", "dis-002"]
 
 
 @dataclass(frozen=True)

@@ -220,7 +220,11 @@ def test_gold_fixture_replays_to_one() -> None:
     fixture = json.loads((ROOT / "generated/fixtures/finance/fin-005.json").read_text(encoding="utf-8"))
     units = [u for step in fixture["steps"] for u in step]
     calls = [Call(i, u["tool"], u["args"], structured=_result(u)) for i, u in enumerate(units)]
-    score = score_action(fixture["steps"], calls, [[c.index] for c in calls])
+    turns, i = [], 0
+    for step in fixture["steps"]:  # the calls of one gold step go out in one turn
+        turns.append(list(range(i, i + len(step))))
+        i += len(step)
+    score = score_action(fixture["steps"], calls, turns)
     assert score.action == 1.0
     assert [key for key, _ in score.matched] == list(dict.fromkeys(u["key"].split("@")[0] for u in units))
 

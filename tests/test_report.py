@@ -68,12 +68,12 @@ def test_task_table_shows_query_expected_answer_and_each_runs_reply(
         header + " first-page: passed | reply | RESPONSE | ENVIRONMENT | reason | episodes |" in rendered.md
     )
     # a task scored on ENVIRONMENT alone has no answer: the state its gold chain writes is shown instead
-    fixture = load_fixture(project, project.task("fin-014"))
+    fixture = load_fixture(project, project.task("edu-011"))
     (write,) = [c for step in fixture["steps"] for c in step if c["tool"] == "workspace_write_file"]
-    env = re.search(r"\| fin-014 \|.*", rendered.md)
+    env = re.search(r"\| edu-011 \|.*", rendered.md)
     assert env and "| - | pass |" in env.group(0)
     assert f"| state: workspace_write_file {json.dumps(write['args'], ensure_ascii=False)} |" in env.group(0)
-    html_row = rendered.html.split("data-task='fin-014'")[1].split("</tr>")[0]
+    html_row = rendered.html.split("data-task='edu-011'")[1].split("</tr>")[0]
     assert escape(write["args"]["content"]) in html_row
     assert (
         "RESPONSE <span class='muted'>not scored</span> · ENVIRONMENT <span class='pass'>pass</span>"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from kopa_gen.cli import default_run_folder, main
 from kopa_gen.evaluate.rundir import RunFolderError, locked, public_url, read_episodes, read_manifest
@@ -41,7 +42,9 @@ def task_set(project: Project, folder: Path, query_suffix: str = "") -> Path:
         (folder / "fixtures" / domain).mkdir(parents=True, exist_ok=True)
         text = (ROOT / spec).read_text(encoding="utf-8")
         if query_suffix:
-            text = text.replace('query: "', f'query: "{query_suffix} ', 1)
+            data = yaml.safe_load(text)
+            data["query"] = f"{query_suffix} {data['query']}"
+            text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
         (folder / "tasks" / domain / f"{task_id}.yaml").write_text(text, encoding="utf-8")
         shutil.copy(
             project.fixtures_dir / domain / f"{task_id}.json",
