@@ -173,7 +173,8 @@ def test_llm_judge_fallback_over_loopback(project: Project, world: BuiltWorld, t
     """The judge is asked only where the rules found no match, and only decides RESPONSE."""
     from kopa_gen.policies.double import ChatDouble, Reply
 
-    tasks = ["fin-001", "dis-001"]  # RESPONSE only / RESPONSE + ENVIRONMENT
+    both = next(t.id for _, t in project.tasks if set(t.reward) == {"RESPONSE", "ENVIRONMENT"})
+    tasks = ["fin-001", both]  # RESPONSE only / RESPONSE + ENVIRONMENT
     with ChatDouble([Reply(content="YES"), Reply(content="YES")]) as double:
         judge = EndpointSettings(
             base_url=double.base_url, model="judge-double", api_key_env="KOPA_TEST_NO_KEY"
@@ -188,7 +189,7 @@ def test_llm_judge_fallback_over_loopback(project: Project, world: BuiltWorld, t
         records["fin-001"]["reward"] is True
         and "LLM judge said YES" in records["fin-001"]["response"]["reason"]
     )
-    assert records["dis-001"]["reward"] is False, "the judge never passes a wrong workspace state"
+    assert records[both]["reward"] is False, "the judge never passes a wrong workspace state"
     with ChatDouble([]) as silent:
         judge = EndpointSettings(
             base_url=silent.base_url, model="judge-double", api_key_env="KOPA_TEST_NO_KEY"
