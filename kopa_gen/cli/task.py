@@ -1,4 +1,4 @@
-"""`kopa-gen task show` (one task on one page for review, kopa_gen/gold/show.py) and `kopa-gen audit
+"""`kopa-gen task show` (one task on one page for review, kopa_gen/evaluate/show.py) and `kopa-gen audit
 contamination` (the benchmark's overlap with a training set, kopa_gen/evaluate/audit.py)."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ class TaskShowOptions:
 
 def cmd_task_show(o: TaskShowOptions) -> int:
     from kopa_gen.evaluate.runner import selected
-    from kopa_gen.gold.show import show_task
+    from kopa_gen.evaluate.show import show_task
     from kopa_gen.world.build import ensure_world
 
     project = load(o.root)
