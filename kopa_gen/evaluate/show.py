@@ -7,6 +7,7 @@ is reviewed before it is built."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +166,10 @@ async def show_task(
     if policies and fixture is not None:
         out.append("\npolicies (reward, 1 rollout, seed 0)")
         cells = []
-        with _quiet_dir() as folder:
+        with tempfile.TemporaryDirectory(
+            prefix="kopa-show-"
+        ) as scratch:  # EvalConfig's out; nothing is written
+            folder = Path(scratch)
             for name in POLICIES:
                 config = EvalConfig(policy=name, out=folder, rollouts=1)
                 record = await run_episode(project, config, task, fixture, 0, 0)
@@ -174,16 +178,3 @@ async def show_task(
         cells.append(f"pool-guess {float(guess.p):.3f} (exact expectation)")
         out.append("  " + " · ".join(cells))
     return "\n".join(out), not diags.errors
-
-
-class _quiet_dir:
-    """A scratch folder for the policies' EvalConfig (nothing is written there by run_episode)."""
-
-    def __enter__(self) -> Path:
-        import tempfile
-
-        self._tmp = tempfile.TemporaryDirectory(prefix="kopa-show-")
-        return Path(self._tmp.name)
-
-    def __exit__(self, *exc: object) -> None:
-        self._tmp.cleanup()
