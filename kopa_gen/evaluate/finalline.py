@@ -10,6 +10,7 @@ line that lists values fails. A line with no value of the asked kind is read as 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,11 +24,13 @@ from kopa_gen.evaluate.typed import (
     StatedList,
     StatedNumber,
     StatedText,
+    list_readings,
     longer_name,
     name_ends,
     name_spellings,
     parts,
     phrases,
+    strong_parts,
     unspaced,
 )
 from kopa_gen.language.answers import (
@@ -86,6 +89,9 @@ _JSON_ANSWER = re.compile(
 )
 
 
+_ITEM = re.compile(r"^[ \t]*(?:[-*+•·]|\d{1,2}[.)])[ \t]+")
+
+
 def final_lines(message: str) -> list[Line]:
     """Every `최종 답:` line, in order (a pasted `{"answer": …}` object counts as one)."""
     text = fold(message)
@@ -95,8 +101,14 @@ def final_lines(message: str) -> list[Line]:
         following = text[end:].split("\n")[1:]
         rest = [(k, line) for k, line in enumerate(following) if line.strip()]
         if not _DECOR.sub("", content).strip() and rest:
-            content = rest[0][1].strip()  # 'final answer:' alone, the answer on the next line
-            end += sum(len(line) + 1 for line in following[: rest[0][0] + 1])
+            first = rest[0][0]
+            items = list(itertools.takewhile(_ITEM.match, following[first:]))
+            if len(items) > 1:  # 'final answer:' alone, then a bulleted or numbered list: one value per item
+                content = "\n".join(_ITEM.sub("", line).strip() for line in items)
+                end += sum(len(line) + 1 for line in following[: first + len(items)])
+            else:
+                content = rest[0][1].strip()  # 'final answer:' alone, the answer on the next line
+                end += sum(len(line) + 1 for line in following[: first + 1])
         elif rest and rest[0][0] == 0 and rest[0][1].lstrip().startswith(("(", "（")):
             content = f"{content} {rest[0][1].strip()}"  # an aside continued on the next line
             end += len(following[0]) + 1
@@ -155,9 +167,11 @@ def _whole(text: str, needle: str, query: str, names: Sequence[str] = ()) -> boo
     return False
 
 
-def _text(text: str, gold: TextAnswer, pool: Sequence[Any], query: str = "") -> Stated | Unread:
-    listed = parts(text)
-    if len(listed) > 1:
+def _text(
+    text: str, gold: TextAnswer, pool: Sequence[Any], query: str = "", whole: bool = False
+) -> StatedText:
+    """A stated name; `whole`: the text is one value even where it holds commas (a list's reading)."""
+    if not whole and len(parts(text)) > 1:
         return StatedText(text)  # graded as several values
     spellings = name_spellings(gold, pool)
     keys = {unspaced(s) for s in spellings}
@@ -233,14 +247,41 @@ def read_line(
     if not text:
         return Unread("the final line is empty", committed=False)
     if isinstance(answer, ListAnswer):
-        items: list[Stated] = []
-        for part in parts(text):
-            one = _item(_clean(part), answer.items[0], year, pool, query=query)
-            if isinstance(one, Unread):
-                return one
-            items.append(one)
-        return StatedList(items, text)
+        return _list(text, answer, year, pool, query)
     return _item(text, answer, year, pool, asides, query)
+
+
+def _list(text: str, answer: ListAnswer, year: int, pool: Sequence[Any], query: str) -> Stated | Unread:
+    """A listed line: its plain reading, and for names the readings that keep commas inside values."""
+    first, *others = list_readings(text, len(answer.items))
+    kind = answer.items[0]
+    if isinstance(kind, TextAnswer) and len(strong_parts(text)) > 1:
+        # cut at semicolons or line breaks: each part is one value, commas and all
+        return StatedList([_listed_name(_clean(part), answer, pool, query) for part in first], text)
+    items: list[Stated] = []
+    for part in first:
+        one = _item(_clean(part), kind, year, pool, query=query)
+        if isinstance(one, Unread):
+            return one
+        items.append(one)
+    readings: list[list[Stated]] = []
+    if isinstance(kind, TextAnswer):
+        for reading in others:
+            readings.append([_listed_name(_clean(part), answer, pool, query) for part in reading])
+    return StatedList(items, text, tuple(readings))
+
+
+def _listed_name(text: str, answer: ListAnswer, pool: Sequence[Any], query: str) -> Stated:
+    """One value of a listed line read as a whole name: the gold item it names behind a label ('보금: 266
+    Munhwa-ro, …', '에테(주) 146 …'), else the text as stated. Beside the name only a label may stand: no digit,
+    no second value."""
+    for item in answer.items:
+        if isinstance(item, TextAnswer):
+            read = _text(text, item, pool, query, whole=True)
+            rest = text.replace(read.text, " ") if read.text in text else text
+            if read.text != text and len(parts(rest)) <= 1 and not _DIGIT.search(rest):
+                return read
+    return StatedText(text)
 
 
 @dataclass(frozen=True)

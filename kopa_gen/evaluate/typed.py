@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -72,8 +73,12 @@ class StatedDate:
 
 @dataclass(frozen=True)
 class StatedList:
+    """A stated list; `readings` are other cuts of the same text into values (typed.list_readings), tried when
+    the plain cut does not pass."""
+
     items: list[Stated]
     text: str
+    readings: tuple[list[Stated], ...] = ()
 
 
 Stated = StatedNumber | StatedText | StatedDate | StatedList
@@ -149,7 +154,13 @@ def grade_number(stated: StatedNumber, gold: NumberAnswer, pool: Sequence[Any] =
     return Graded(False, f"{stated.text!r} is off from {where} by {show(off / gold_scale)}")
 
 
-_SEPARATORS = re.compile(r"\s*(?:[,、/;|·]|\s(?:및|그리고|또는|혹은|이나|or|and)\s|\n)\s*", re.IGNORECASE)
+# a comma between a digit and three digits ('1,234') groups thousands; a slash between digits writes a date
+_SEPARATORS = re.compile(
+    r"\s*(?:(?<!\d),|,(?!\d{3}(?!\d))|(?<!\d)/|/(?!\d)|[、;|·]|\s(?:및|그리고|또는|혹은|이나|or|and)\s|\n)\s*",
+    re.IGNORECASE,
+)
+# separators that never sit inside one value: when a list uses them, its commas belong to its values
+_STRONG = re.compile(r"\s*(?:[;|]|\s/\s|\n)\s*")
 _QUALIFIER = re.compile(r"^[가-힣]+(?:도|시|군|구)$")
 _COUNTER = re.compile(r"(?:번|호|호선|번버스|번노선)$")
 _KIND_WORD = re.compile(r"(?:버스정류소|버스정류장|정류소|정류장|휴게소|노선)$")
@@ -158,6 +169,36 @@ _KIND_WORD = re.compile(r"(?:버스정류소|버스정류장|정류소|정류장
 def parts(text: str) -> list[str]:
     """The values a stated text lists (split at commas, slashes, 및 / 또는 / or, line breaks)."""
     return [p for p in (s.strip() for s in _SEPARATORS.split(text)) if p]
+
+
+def strong_parts(text: str) -> list[str]:
+    """The values a stated text lists at separators that never sit inside one value (;, |, ' / ', line breaks)."""
+    return [p for p in (s.strip() for s in _STRONG.split(text)) if p]
+
+
+def list_readings(text: str, n: int, limit: int = 200) -> list[list[str]]:
+    """The ways to read a stated list as values, the plain reading first. A list cut by semicolons, bars, spaced
+    slashes or line breaks is cut there only ('서울 중구 세종대로 110; 부산 …'). Otherwise, when commas give more
+    than the `n` values asked, each cut of the same text into `n` runs of neighbouring pieces is a reading too:
+    a value may hold commas itself ('146 Beonyeong-ro, Suji-myeon, Namwon-si, 266 Munhwa-ro, …'). Every reading
+    uses the whole text, so no reading drops or adds a stated value. At most `limit` readings."""
+    strong = strong_parts(text)
+    if len(strong) > 1:
+        return [strong]
+    spans = [(m.start(), m.end()) for m in _SEPARATORS.finditer(text)]
+    bounds = [0, *(x for span in spans for x in span), len(text)]
+    pieces = [(bounds[2 * i], bounds[2 * i + 1]) for i in range(len(spans) + 1)]
+    pieces = [(a, b) for a, b in pieces if text[a:b].strip()]
+    plain = [text[a:b].strip() for a, b in pieces]
+    readings = [plain]
+    if not 1 < n < len(pieces):
+        return readings
+    for cut in itertools.combinations(range(1, len(pieces)), n - 1):
+        if len(readings) > limit:
+            break
+        edges = [0, *cut, len(pieces)]
+        readings.append([text[pieces[edges[k]][0] : pieces[edges[k + 1] - 1][1]].strip() for k in range(n)])
+    return readings
 
 
 # ------------------------------------------------------------------------------------------------ names
@@ -382,7 +423,17 @@ def _one_to_one(matches: list[list[bool]], n_gold: int) -> bool:
 
 
 def grade_list(stated: StatedList, gold: ListAnswer, pool: Sequence[Any] = ()) -> Graded:
-    items = stated.items
+    first = _grade_items(stated.items, gold, pool)
+    if first.passed:
+        return first
+    for items in stated.readings:
+        other = _grade_items(items, gold, pool)
+        if other.passed:
+            return Graded(True, f"{other.reason}, reading the commas inside values")
+    return first
+
+
+def _grade_items(items: list[Stated], gold: ListAnswer, pool: Sequence[Any]) -> Graded:
     n = len(gold.items)
     if len(items) != n:
         return Graded(False, f"states {len(items)} values; the question asks for {n}")

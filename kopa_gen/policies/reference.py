@@ -48,10 +48,16 @@ DONE = "작업 공간에 결과를 남겼습니다."
 FINAL = "최종 답: "
 
 
+def listed(values: list[Any]) -> str:
+    """Values on one line, as the text-mode prompt asks: commas between them, semicolons when one holds a comma."""
+    texts = [to_text(v) for v in values]
+    return ("; " if any("," in t for t in texts) else ", ").join(texts)
+
+
 def render_answer(value: Any) -> str:
     """A value as the final line of a text-mode reply."""
     if isinstance(value, list):
-        return FINAL + ", ".join(to_text(v) for v in value)
+        return FINAL + listed(value)
     return FINAL + to_text(value)
 
 
@@ -196,7 +202,7 @@ class FirstPage:
 def _listed(values: list[Any]) -> Reply:
     if not values:
         return Reply(DONE)
-    return Reply(FINAL + ", ".join(to_text(v) for v in values), list(values))
+    return Reply(FINAL + listed(values), list(values))
 
 
 def _candidates_of(walk: Walk, value: Any) -> list[Any]:
