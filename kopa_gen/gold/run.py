@@ -272,6 +272,10 @@ def reading_warnings(diags: Diagnostics, project: Project, file: str, task: Task
         )
 
 
+_WORD = re.compile(r"[^\W\d]\w*")
+"""A name in a path (a field it filters or reads; other words such as functions are no row's fields)."""
+
+
 def call_infos(project: Project, walk: Walk, task: Task) -> dict[str, Any]:
     """Per gold call (fan-outs left out): what its references read (kopa_gen.runtime.paths.rows_read: row keys,
     the total, the record), which calls read it, and whether the answer does. ACTION credits an agent that fetched
@@ -290,8 +294,9 @@ def call_infos(project: Project, walk: Walk, task: Task) -> dict[str, Any]:
         if call.for_each is None and isinstance(result, dict) and mine:
             platform = project.platform_of(call.tool)
             ignore = positional(family(platform.kopa.envelope), platform.operation(call.tool))
-            rows: dict[str, None] = {}
+            rows: dict[str, dict[str, Any]] = {}
             total = record = other = False
+            named = set(_WORD.findall(" ".join(ref.path for _, ref in mine)))
             for _, ref in mine:
                 try:
                     env = {name: source_value(walk.results, r) for name, r in ref.with_.items()}
@@ -299,7 +304,8 @@ def call_infos(project: Project, walk: Walk, task: Task) -> dict[str, Any]:
                 except PathError:
                     other = True
                     continue
-                rows.update(dict.fromkeys(row_key(r, ignore) for r in read.rows))
+                for r in read.rows:
+                    rows.setdefault(row_key(r, ignore), {k: v for k, v in r.items() if k in named})
                 total, record, other = total or read.total, record or read.record, other or read.other
             if not other:
                 evidence = {
@@ -313,6 +319,7 @@ def call_infos(project: Project, walk: Walk, task: Task) -> dict[str, Any]:
             "evidence": evidence,
             "feeds": sorted({who for who, _ in mine if who != "answer"}),
             "answer": any(who == "answer" for who, _ in mine),
+            "read": list(rows.values()) if evidence is not None and evidence["rows"] != "all" else None,
         }
     return out
 

@@ -59,6 +59,11 @@ class CallInfo(StrictModel):
     evidence: Evidence | None
     feeds: list[str]
     answer: bool
+    read: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="The rows the references read, as values (the fields their paths name, in the order read), so "
+        "that a fixture's diff shows what the chain saw; None when they read more than the evidence holds.",
+    )
 
 
 class Handoff(StrictModel):

@@ -319,11 +319,11 @@ class LastRow(_RowPicker):
 
 @register("shortcut")
 class Shortcut:
-    """Asks the API to do the picking: where a later reference selects rows of a call by `field=value` (or
-    `field~=value`) and the operation filters that field by a parameter, or by `field=@max/@min` and the operation
-    has a sort order on it, the call is sent with that parameter and read for one page. A task where no call can
-    be shortened this way gets no episode at all (an empty reply, no calls): the policy has no route of its own,
-    and replaying the gold would score a bypass that does not exist."""
+    """Asks the API to do the picking: where a later reference selects rows of a call the gold pages through, by
+    `field=value` (or `field~=value`) that the operation filters by a parameter the gold does not already send, or
+    by `field=@max/@min` that the operation has a sort order on, the call is sent with that parameter and read for
+    one page. A task where no call can be shortened this way gets no episode at all (an empty reply, no calls):
+    the policy has no route of its own, and replaying the gold would score a bypass that does not exist."""
 
     name = "shortcut"
 
@@ -351,8 +351,11 @@ class Shortcut:
 def _shortcut(
     project: Any, call: GoldCall, readers: dict[str, list[Path]]
 ) -> tuple[set[str], dict[str, Any]] | None:
-    """How the API would pick for `call`: (arguments to drop, arguments to set), or None when no reader's first
-    filter is one the operation filters or sorts by."""
+    """How the API would pick for `call`: (arguments to drop, arguments to set), or None when the gold does not
+    page `call` (one page has nothing to bypass) or no reader's first filter is one the operation filters or sorts
+    by (and the call does not already send)."""
+    if call.pages is None:
+        return None
     platform = project.platform_of(call.tool)
     source = platform.operation(call.tool).kopa.source
     paging = project.page_params(call.tool)
@@ -374,6 +377,13 @@ def _shortcut(
         if isinstance(first.value, Lit) and first.op in ("=", "~="):
             wanted = "eq" if first.op == "=" else "contains"
             for f in source.filters:
+                sent = call.args.get(f.param)
+                if (
+                    sent is not None
+                    and not isinstance(sent, From | Template)
+                    and str(sent) == str(first.value.value)
+                ):
+                    continue  # the gold already asks the API for it
                 if f.column == column and (f.match == wanted or (wanted == "eq" and f.match == "contains")):
                     return set(), {f.param: str(first.value.value)}
     return None
