@@ -148,6 +148,33 @@ def test_stats_tables_cover_every_domain(project: Project) -> None:
     assert percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9) == 9.1
 
 
+def test_a_bulk_file_step_counts_the_file_rows_and_keeps_the_matches(
+    project: Project, world: BuiltWorld
+) -> None:
+    """A step that filters a downloaded bulk file client-side (DART's CORPCODE.xml) has the whole file behind it:
+    the fixture's hand-off counts the rows an unfiltered call lists, and keeps the filter's matches (the step's
+    total_count) as `matched`."""
+
+    def bulk(tool: str) -> bool:
+        kopa = project.platform_of(tool).operation(tool).kopa
+        return kopa.file is not None and not kopa.file.per_row and bool(kopa.local_filters)
+
+    file, task = next((f, t) for f, t in project.tasks if any(bulk(c.tool) for c in t.calls()))
+    call = next(c for c in task.calls() if bulk(c.tool))
+    fixture = asyncio.run(run_gold(project, file, task, project.world.seed, Diagnostics()))
+    assert fixture is not None
+
+    async def unfiltered() -> int:
+        async with Session.open(project, [project.platform_of(call.tool).id], sandbox=SandboxConfig()) as s:
+            outcome = await s.call(call.tool, {})
+        return int((outcome.structured or {})["total_count"])
+
+    everything = asyncio.run(unfiltered())
+    unit = next(u for step in fixture["steps"] for u in step if u["id"] == call.id)
+    handoff = next(h for h in fixture["stats"]["handoffs"] if h["from"] == call.id)
+    assert handoff["rows"] == everything > unit["total_count"] == handoff["matched"]
+
+
 TWO_CALLS = {
     **TASK,
     "gold": [

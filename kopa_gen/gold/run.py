@@ -113,6 +113,7 @@ async def run_gold(
             return None
         scope = lint.state_scope(project, walk)
         state = session.state_hash(scope)
+        downloaded = await _file_rows(project, session, task)
         located = {id(c): loc for loc, c in _call_locs(task)}
         steps: list[list[dict[str, Any]]] = []
         for turn in walk.turns:
@@ -137,7 +138,7 @@ async def run_gold(
             steps.append(record)
     answer_value: Any = None
     pool: list[Any] = []
-    handoffs = list(walk.handoffs)
+    handoffs = [_behind(h, walk, task, downloaded) for h in walk.handoffs]
     if task.answer is not None and task.answer_from is not None:
         try:
             answer_value = derive_answer(walk.results, task.answer_from)
@@ -148,13 +149,18 @@ async def run_gold(
             base = walk.results.get(source.call)
             count = base.get("total_count") if isinstance(base, dict) else len(base or [])
             handoffs.append(
-                {
-                    "from": source.call,
-                    "to": "answer",
-                    "arg": "answer",
-                    "distinct": len(pool),
-                    "rows": count or len(pool),
-                }
+                _behind(
+                    {
+                        "from": source.call,
+                        "to": "answer",
+                        "arg": "answer",
+                        "distinct": len(pool),
+                        "rows": count or len(pool),
+                    },
+                    walk,
+                    task,
+                    downloaded,
+                )
             )
     problems += lint.walk_problems(project, task, walk, answer_value) if not problems else []
     if problems:
@@ -270,6 +276,31 @@ def reading_warnings(diags: Diagnostics, project: Project, file: str, task: Task
             "it, or the task has two readings",
             line,
         )
+
+
+async def _file_rows(project: Project, session: Session, task: Task) -> dict[str, int]:
+    """Per bulk-file tool of the chain (DART's CORPCODE.xml): the rows of the file the API sends. The API has no
+    search: the tool downloads every row and filters them client-side (`local_filters`), so the rows behind such a
+    step are the file's, and the filter is the shortcut the gold uses over them."""
+    out: dict[str, int] = {}
+    for tool in dict.fromkeys(c.tool for c in task.calls()):
+        spec = project.platform_of(tool).operation(tool).kopa
+        if spec.file is None or spec.file.per_row or not spec.local_filters:
+            continue
+        outcome = await session.call(tool, {})
+        total = (outcome.structured or {}).get("total_count")
+        if not outcome.is_error and isinstance(total, int):
+            out[tool] = total
+    return out
+
+
+def _behind(handoff: dict[str, Any], walk: Walk, task: Task, downloaded: dict[str, int]) -> dict[str, Any]:
+    """A hand-off with the rows behind its producing step: a bulk file's rows where the step filtered a downloaded
+    file (its filter's matches kept as `matched`), else the result's total_count as the chain counted it."""
+    tool = next((c.tool for c in task.calls() if c.id == handoff["from"]), None)
+    if tool in downloaded and handoff["from"] in walk.results:
+        return {**handoff, "rows": downloaded[tool], "matched": handoff["rows"]}
+    return handoff
 
 
 _WORD = re.compile(r"[^\W\d]\w*")

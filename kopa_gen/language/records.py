@@ -74,6 +74,11 @@ class Handoff(StrictModel):
     arg: str
     distinct: int
     rows: int
+    matched: int | None = Field(
+        default=None,
+        description="Where the producing step filtered a downloaded bulk file client-side (DART's CORPCODE.xml): "
+        "the rows its filter kept; `rows` is then the file's rows.",
+    )
 
 
 class Stats(StrictModel):
