@@ -399,3 +399,31 @@ def test_the_shortcut_policy_passes_only_where_the_api_can_pick(tmp_path: Path) 
     assert found == []
     message, calls = play(project, "shortcut")
     assert calls == 0 and "1500" not in message
+
+
+def test_a_paged_step_the_api_could_pick_in_one_page_is_a_warning_at_its_call(tmp_path: Path) -> None:
+    # every page of the fruit list is read, then 청사과 is picked by name: the toy filters by name, so one filtered
+    # page gives the same row and the step claims a cardinality it does not have
+    paged = {
+        **BASE,
+        "query": "청사과의 가격은?",
+        "gold": [{"calls": [{"id": "fruit", "tool": "toy_list_fruits", "args": {}, "pages": "all"}]}],
+        "answer_from": {"from": "fruit", "path": "rows[name=청사과].price"},
+    }
+    project, found = compiled(tmp_path / "paged", paged)
+    assert found == []
+    _, diags = compile_fixtures(project)
+    (warning,) = [d.render() for d in diags.items if "pages through" in d.message]
+    assert warning.startswith(f"{FILE}:") and "gold.0.calls.0: warning:" in warning
+    assert "'fruit'" in warning and "name=청사과" in warning
+    # reading the maximum of every fruit needs every page: no warning
+    whole = {
+        **paged,
+        "query": "가장 비싼 과일의 가격은?",
+        "answer": {"kind": "number", "value": 2500, "unit": "원"},
+        "answer_from": {"from": "fruit", "path": "max(rows[*].price)"},
+    }
+    project, found = compiled(tmp_path / "whole", whole)
+    assert found == []
+    _, diags = compile_fixtures(project)
+    assert not [d for d in diags.items if "pages through" in d.message]

@@ -195,3 +195,15 @@ def test_pool_is_what_the_choice_was_made_among() -> None:
     assert pool(RESULT, "max(rows[*].clpr)") == ["57,600", "180,000", "-.39", 180000]
     assert pool(RESULT, "count(rows[stock_code!=005930])") == [3, 2]
     assert pool(ADDRESS, "record.adres | words(0, 2)") == ["부산광역시 영도구"]
+
+
+def test_a_presence_filter_stays_when_the_pool_relaxes_the_choosing_ones() -> None:
+    # three addresses, one without a 리: the group chooses among the 리s; relaxing [liNm] to every row would make
+    # the group fail on the row without one and leave only the answer itself as its pool
+    addresses = {
+        "total_count": 3,
+        "rows": [{"liNm": "사담리"}, {"liNm": "사담리"}, {"liNm": "관평리"}, {"rn": "공단로"}],
+    }
+    path = "rows[liNm] | group(liNm, count()) | argmax"
+    assert evaluate(addresses, path) == "사담리"
+    assert pool(addresses, path) == ["사담리", "관평리"]

@@ -58,3 +58,26 @@ def test_a_benchmark_task_shows(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["task", "show", task_id, "--no-policies"]) == 0
     page = capsys.readouterr().out
     assert page.startswith(f"{task_id} · ") and "hand-offs" in page and "answer:" in page
+
+
+def test_task_fixtures_makes_a_draft_folder_playable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _toy(tmp_path, BASE)
+    drafts = tmp_path / "drafts"
+    (drafts / "tasks" / "finance").mkdir(parents=True)
+    wrong = {**BASE, "id": "fin-002", "answer": {"kind": "number", "value": 1200, "unit": "원"}}
+    for name, spec in (("fin-001", BASE), ("fin-002", wrong)):
+        text = yaml.safe_dump(spec, allow_unicode=True, sort_keys=False)
+        (drafts / "tasks" / "finance" / f"{name}.yaml").write_text(text, "utf-8")
+    root = ["--root", str(tmp_path)]
+    run = [*root, "eval", "--policy", "oracle", "--task-dir", str(drafts), "--tasks", "fin-001"]
+    assert main([*run, "--out", str(tmp_path / "run1")]) == 2
+    assert "kopa-gen task fixtures --task-dir" in capsys.readouterr().err
+    # the broken draft is reported at its file and left without a fixture; the good one is written
+    assert main([*root, "task", "fixtures", "--task-dir", str(drafts)]) == 1
+    out = capsys.readouterr()
+    assert "fin-002.yaml" in out.err and "1 written" in out.out and "1 task(s) did not build" in out.out
+    assert (drafts / "fixtures" / "finance" / "fin-001.json").exists()
+    assert not (drafts / "fixtures" / "finance" / "fin-002.json").exists()
+    assert main([*run, "--out", str(tmp_path / "run2")]) == 0

@@ -66,3 +66,25 @@ AMOUNT_CASES = [
 def test_amounts_with_thousands_separators(name: str, reply: str, expect: bool) -> None:
     verdict = score_text(reply, AMOUNTS, 2026)
     assert verdict.passed is expect, verdict.reason
+
+
+PHONES = answer_adapter.validate_python(
+    {
+        "kind": "list",
+        "items": [{"kind": "text", "value": "042-8852-7439"}, {"kind": "text", "value": "042-703-8110"}],
+    }
+)
+PHONE_CASES = [
+    ("bare", "최종 답: 042-8852-7439, 042-703-8110", True),
+    ("each labelled", "최종 답: 초등학교 042-8852-7439, 중학교 042-703-8110", True),
+    ("labelled with colons", "최종 답: 초등학교: 042-8852-7439, 중학교: 042-703-8110", True),
+    ("a third number", "최종 답: 초등학교 042-8852-7439, 중학교 042-703-8110, 고등학교 042-111-2222", False),
+    ("one of two", "최종 답: 초등학교 042-8852-7439", False),
+    ("a wrong second number", "최종 답: 초등학교 042-8852-7439, 중학교 042-703-8111", False),
+]
+
+
+@pytest.mark.parametrize(("name", "reply", "expect"), PHONE_CASES, ids=[c[0] for c in PHONE_CASES])
+def test_labelled_values(name: str, reply: str, expect: bool) -> None:
+    verdict = score_text(reply, PHONES, 2026)
+    assert verdict.passed is expect, verdict.reason

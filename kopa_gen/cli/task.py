@@ -39,6 +39,45 @@ def cmd_task_show(o: TaskShowOptions) -> int:
 
 
 @dataclass(frozen=True, kw_only=True)
+class TaskFixturesOptions:
+    """`kopa-gen task fixtures`."""
+
+    root: str | None = None
+    task_dir: str
+    id: list[str] | None = None
+
+
+def cmd_task_fixtures(o: TaskFixturesOptions) -> int:
+    """Run the gold chains of a draft task set and write its fixtures (DIR/fixtures/<domain>/<id>.json), so that
+    `kopa-gen eval --task-dir DIR` plays it; a task that does not build is reported at its file and line."""
+    import json
+    import sys
+
+    from kopa_gen.evaluate.runner import selected
+    from kopa_gen.gold.run import run_gold
+    from kopa_gen.language.diagnostics import Diagnostics
+    from kopa_gen.world.build import ensure_world
+
+    project = load(o.root).with_task_set(Path(o.task_dir))
+    ensure_world(project.world)
+    written = failed = 0
+    for file, task in selected(project, o.id or []):
+        diags = Diagnostics()
+        fixture = asyncio.run(run_gold(project, file, task, project.world.seed, diags))
+        if diags.items:
+            print(diags.render(), file=sys.stderr)
+        if fixture is None:
+            failed += 1
+            continue
+        path = project.fixtures_dir / task.domain / f"{task.id}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(fixture, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        written += 1
+    print(f"fixtures: {written} written under {project.fixtures_dir}; {failed} task(s) did not build")
+    return 1 if failed else 0
+
+
+@dataclass(frozen=True, kw_only=True)
 class AuditOptions:
     """`kopa-gen audit contamination`."""
 
@@ -80,6 +119,14 @@ def add_commands(sub: Subparsers) -> None:
     )
     show.add_argument("--no-policies", action="store_true", help="skip running the policies")
     show.set_defaults(func=lambda args: cmd_task_show(parse(TaskShowOptions, args)))
+    fx = ts.add_parser(
+        "fixtures",
+        help="run the gold chains of a task set folder and write its fixtures (DIR/fixtures/<domain>/<id>.json), "
+        "so that `kopa-gen eval --task-dir DIR` plays it",
+    )
+    fx.add_argument("id", nargs="*", help="task ids or patterns (default: every task of the folder)")
+    fx.add_argument("--task-dir", required=True, help="the task set folder (DIR/tasks/<domain>/<id>.yaml)")
+    fx.set_defaults(func=lambda args: cmd_task_fixtures(parse(TaskFixturesOptions, args)))
 
     a = sub.add_parser("audit", help="audit a training set against the benchmark")
     asub = a.add_subparsers(dest="audit_command", required=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kopa_gen.gold.freshness import fixture_input
-from kopa_gen.gold.run import pool_warning, reading_warnings, run_gold
+from kopa_gen.gold.run import bypass_warnings, pool_warning, reading_warnings, run_gold
 from kopa_gen.language.diagnostics import Diagnostics
 from kopa_gen.project import Project
 
@@ -34,10 +34,10 @@ def compile_fixtures(
         on_disk = target.exists() and old is not None and digest_file(target) == old.get("sha256")
         if old and old.get("input") == wanted and on_disk:
             entries[task.id] = old
-            pool_warning(
-                diags, project, file, task, json.loads(target.read_text("utf-8")).get("answer_pool") or []
-            )
+            kept = json.loads(target.read_text("utf-8"))
+            pool_warning(diags, project, file, task, kept.get("answer_pool") or [])
             reading_warnings(diags, project, file, task)
+            bypass_warnings(diags, project, file, task, kept.get("steps") or [])
             continue
         changed.append(task.id)
         if check_only:

@@ -263,6 +263,9 @@ def _list(text: str, answer: ListAnswer, year: int, pool: Sequence[Any], query: 
         one = _item(_clean(part), kind, year, pool, query=query)
         if isinstance(one, Unread):
             return one
+        if isinstance(kind, TextAnswer):
+            # a labelled value ('중학교 042-703-8110') names whichever item it names
+            one = _listed_name(_clean(part), answer, pool, query)
         items.append(one)
     readings: list[list[Stated]] = []
     if isinstance(kind, TextAnswer):

@@ -100,7 +100,8 @@ def load_fixture(project: Project, task: Task) -> dict[str, Any]:
         if project.fixtures is not None:  # a task dir: `kopa-gen build` builds the benchmark's fixtures only
             raise NotFound(
                 f"no gold fixture for {task.id} at {path}; a task dir carries its own fixtures "
-                "(fixtures/<domain>/<id>.json, as `kopa-gen edge synth` writes them)"
+                "(fixtures/<domain>/<id>.json, as `kopa-gen edge synth` writes them): write them with "
+                f"`kopa-gen task fixtures --task-dir {project.fixtures.parent}`"
             )
         raise NotFound(f"no gold fixture for {task.id}; run `kopa-gen build`")
     return _read_fixture(path, path.stat().st_mtime_ns)

@@ -25,6 +25,7 @@ from kopa_gen.language.functions import to_text
 from kopa_gen.language.records import check_fixture
 from kopa_gen.language.source import Source, YamlError, format_path, load_yaml
 from kopa_gen.language.task import Combine, From, Task
+from kopa_gen.policies.reference import bypass
 from kopa_gen.project import Project
 from kopa_gen.runtime.answer import answer_pool, arg_value, derive_answer, source_value
 from kopa_gen.runtime.chain import Problem, Unit, Walk, Walker, coerce, walk_chain
@@ -167,6 +168,7 @@ async def run_gold(
         report(diags, project, file, problems)
         return None
     pool_warning(diags, project, file, task, pool)
+    bypass_warnings(diags, project, file, task, steps)
     reading_warnings(diags, project, file, task)
     calls = sum(len(s) for s in steps)
     pages = sum(1 for s in steps for u in s if "@" in u["key"] and not u["key"].endswith("@1"))
@@ -223,6 +225,30 @@ def pool_warning(diags: Diagnostics, project: Project, file: str, task: Task, po
         "choose among more values",
         src.line(("answer_from",)) if src is not None else None,
     )
+
+
+def bypass_warnings(
+    diags: Diagnostics, project: Project, file: str, task: Task, steps: list[list[dict[str, Any]]]
+) -> None:
+    """A warning at a call the gold pages through when the API could pick what the chain reads of it in one page
+    (reference.bypass) with arguments the gold does not already send: the step is not the high-cardinality step
+    it looks like. `steps`: the fixture's executed units."""
+    src = _source(project, file)
+    units = [unit for step in steps for unit in step]
+    for loc, call in _call_locs(task):
+        mine = [u for u in units if u["id"] == call.id]
+        found = bypass(project, task, call) if len(mine) > 1 else None
+        if found is None or all(str(mine[0]["args"].get(k)) == str(v) for k, v in found.items()):
+            continue
+        sent = ", ".join(f"{k}={v}" for k, v in found.items())
+        diags.warning(
+            file,
+            ".".join(map(str, loc)),
+            f"the gold pages through {call.id!r} ({len(mine)} pages), but the API picks what the chain reads of it "
+            f"in one page when sent {sent}: send that in the gold (and drop `pages: all`), or the step is no "
+            "high-cardinality step",
+            src.line(loc) if src is not None else None,
+        )
 
 
 _ROUNDS = re.compile(r"\b(?:round|fixed)\(")

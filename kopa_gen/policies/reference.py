@@ -38,7 +38,7 @@ from kopa_gen.language.functions import to_text
 from kopa_gen.language.pathsyntax import Extreme, Filter, Lit, Path, parse
 from kopa_gen.language.task import EACH, AnswerMode, From, GoldCall, Task, Template
 from kopa_gen.policies.base import Episode, TaskContext, register, system_prompt
-from kopa_gen.runtime.answer import answer_pool, derive_answer, reference_pool
+from kopa_gen.runtime.answer import answer_pool, derive_answer, reference_pool, source_value
 from kopa_gen.runtime.chain import Walk, Walker, walk_chain
 from kopa_gen.runtime.paths import PathError
 from kopa_gen.runtime.session import Session
@@ -279,8 +279,9 @@ class PoolGuess:
 
 
 class _RowPicker:
-    """first-row / last-row: wherever a reference picks one value among candidates, take the first (`at=0`) or the
-    last (`at=-1`) candidate instead; answer the first (last) candidate of the answer's pool."""
+    """first-row / last-row: wherever a reference picks one value among candidates (a template's references too),
+    take the first (`at=0`) or the last (`at=-1`) candidate instead; answer the first (last) candidate of the
+    answer's pool."""
 
     name = "first-row"
     at = 0
@@ -288,8 +289,20 @@ class _RowPicker:
     async def run(self, ctx: TaskContext, session: Session) -> Episode:
         walk = Walk()
 
+        def chosen(ref: From) -> Any:
+            found = reference_pool(walk.results, ref)
+            return found[self.at] if found else source_value(walk.results, ref)
+
         def pick(call: GoldCall, name: str, resolved: Any) -> Any:
             value = call.args[name]
+            if isinstance(value, Template):  # each placeholder's reference picks too
+                if any(ref.call == EACH for ref in value.with_.values()):
+                    return resolved
+                try:
+                    texts = {k: to_text(chosen(ref)) for k, ref in value.with_.items()}
+                    return value.template.format_map(texts)
+                except (PathError, KeyError, ValueError, IndexError):
+                    return resolved
             if not isinstance(value, From) or value.call == EACH:
                 return resolved
             found = reference_pool(walk.results, value)
@@ -387,6 +400,19 @@ def _shortcut(
                 if f.column == column and (f.match == wanted or (wanted == "eq" and f.match == "contains")):
                     return set(), {f.param: str(first.value.value)}
     return None
+
+
+def bypass(project: Any, task: Task, call: GoldCall) -> dict[str, Any] | None:
+    """The arguments with which the API itself picks everything the references of `call` read, where the gold
+    pages through `call`: every reference starts with the same filter the operation applies (or the same extreme
+    it sorts to). None where one reference reads more than that (a group, a count, another row)."""
+    paths = _readers(task).get(call.id, [])
+    found = [_shortcut(project, call, {call.id: [p]}) for p in paths]
+    if not found or any(f is None for f in found) or any(f != found[0] for f in found):
+        return None
+    first = found[0]
+    assert first is not None
+    return first[1]
 
 
 def _readers(task: Task) -> dict[str, list[Path]]:

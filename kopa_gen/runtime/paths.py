@@ -161,14 +161,16 @@ def _narrow(
     rows: Any, selectors: tuple[Selector, ...], env: Env, relaxed: bool | str, where: str
 ) -> tuple[list[Any], bool, int]:
     """Apply `[...]` selectors to one list: filters and `*` keep a list, an index picks one. `relaxed` turns
-    every index and filter into `*` (the candidates a choice was made from)."""
+    every index and comparing filter into `*` (the candidates a choice was made from); a presence filter
+    (`[liNm]`) still applies: it chooses nothing, it drops rows without the field."""
     if not isinstance(rows, list):
         raise PathError(f"{where}: [...] applies to a list, found {type(rows).__name__}")
     candidates = len(rows)
     many = False
     out: list[Any] = rows
     for sel in selectors:
-        if relaxed or isinstance(sel, All):
+        present = isinstance(sel, Filter) and sel.op is None
+        if isinstance(sel, All) or (relaxed and not present):
             many = True
         elif isinstance(sel, Index):
             if not -len(out) <= sel.index < len(out):
