@@ -157,20 +157,24 @@ def _filter(rows: list[Any], f: Filter, env: Env) -> list[Any]:
     return kept
 
 
+KEEP_PRESENT = ("items+present", "present")
+"""The pool's relaxed modes that keep presence filters."""
+
+
 def _narrow(
     rows: Any, selectors: tuple[Selector, ...], env: Env, relaxed: bool | str, where: str
 ) -> tuple[list[Any], bool, int]:
     """Apply `[...]` selectors to one list: filters and `*` keep a list, an index picks one. `relaxed` turns
-    every index and comparing filter into `*` (the candidates a choice was made from); a presence filter
-    (`[liNm]`) still applies: it chooses nothing, it drops rows without the field."""
+    every index and filter into `*` (the candidates a choice was made from); in the KEEP_PRESENT modes a presence
+    filter (`[liNm]`) still applies, for an expression that needs the field on every row (a group by it)."""
     if not isinstance(rows, list):
         raise PathError(f"{where}: [...] applies to a list, found {type(rows).__name__}")
     candidates = len(rows)
     many = False
     out: list[Any] = rows
     for sel in selectors:
-        present = isinstance(sel, Filter) and sel.op is None
-        if isinstance(sel, All) or (relaxed and not present):
+        kept = isinstance(sel, Filter) and sel.op is None and relaxed in KEEP_PRESENT
+        if isinstance(sel, All) or (relaxed and not kept):
             many = True
         elif isinstance(sel, Index):
             if not -len(out) <= sel.index < len(out):
@@ -224,7 +228,7 @@ def _eval(root: Any, expr: Expr, env: Env, relaxed: bool | str) -> Selection:
 
 def _apply(call: Call, found: Selection, env: Env, relaxed: bool | str = False) -> Selection:
     spec = fn.FUNCTIONS[call.func]
-    if relaxed and (spec.chooses or (relaxed == "items" and spec.kind == "reduce")):
+    if relaxed and (spec.chooses or (relaxed in ("items", "items+present") and spec.kind == "reduce")):
         items = found.values if found.many else fn.as_list(found.values[0]) if found.values else []
         if spec.chooses and spec.offers is not None:
             items = spec.offers(items)
@@ -271,11 +275,12 @@ def pool(result: Any, path: str, env: Env | None = None) -> list[Any]:
     """The candidates an expression chose its value from, distinct, in order: the expression evaluated with every
     index and filter relaxed to `*` (all the rows a choice was made among), first with every reduction passing
     its whole list on (the items a sum or a maximum was made of), then with only the aggregating ones (sum,
-    count, ...) applied; plus the real value. A reply naming several of them has not chosen."""
+    count, ...) applied; both again keeping presence filters (`[liNm]`: a group by a field some rows lack fails
+    without them); plus the real value. A reply naming several of them has not chosen."""
     env = env or {}
     expr = parse(path.strip())
     out: list[Any] = []
-    for relaxed in ("items", True, False):
+    for relaxed in ("items", True, *KEEP_PRESENT, False):
         try:
             found = _eval(result, expr, env, relaxed)
         except (PathError, InvalidOperation, ValueError, TypeError):
