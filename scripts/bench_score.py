@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kopa_gen.evaluate.corpus import grade, load, table
+from kopa_gen.evaluate.corpus import corpus_tasks, grade, load, table
 from kopa_gen.evaluate.episode import score_episode
 from kopa_gen.evaluate.guess import expectation, guesses
 from kopa_gen.evaluate.report import results
@@ -81,16 +81,18 @@ def main() -> None:
     for path in sorted((ROOT / "tests" / "data").glob("*_corpus.yaml")):
         if path.name != "response_corpus.yaml":
             corpora.append((path.name, load(path)))
+    frozen = corpus_tasks(project)  # a rewritten task as the corpora knew it
     if "corpus" in parts:
         graded = []
         for name, cases in corpora:
-            mine = [grade(c, *pairs[c.task]) for c in cases]
+            mine = [grade(c, *frozen[c.task]) for c in cases]
             graded += mine
             print(f"\n{name}: {sum(g.agrees for g in mine)}/{len(mine)} decided as labelled")
         print()
         print(table(graded))
     if "speed" in parts:
-        _speed(runs, chosen, pairs, [c for _, cases in corpora for c in cases if c.mode == "text"], args.reps)
+        replies = [c for _, cases in corpora for c in cases if c.mode == "text"]
+        _speed(runs, chosen, pairs, frozen, replies, args.reps)
 
 
 def _table(runs: dict[tuple[AnswerMode, str], list[dict[str, Any]]], chosen: list[Any], k: int) -> None:
@@ -136,6 +138,7 @@ def _speed(
     runs: dict[tuple[AnswerMode, str], list[dict[str, Any]]],
     chosen: list[Any],
     pairs: dict[str, Any],
+    frozen: dict[str, Any],
     replies: list[Any],
     reps: int,
 ) -> None:
@@ -159,7 +162,7 @@ def _speed(
     start = time.perf_counter()
     for _ in range(reps):
         for case in replies:
-            task, fixture = pairs[case.task]
+            task, fixture = frozen[case.task]
             assert task.answer is not None
             score_text(case.reply or "", task.answer, 2026, fixture["answer_pool"], task.query)
     elapsed = time.perf_counter() - start

@@ -22,10 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from kopa_gen.evaluate.corpus import Case, grade, load
-from kopa_gen.language.task import Task
+from kopa_gen.evaluate.corpus import Case, corpus_tasks, grade, load
 from kopa_gen.project import Project
 
 DATA = Path(__file__).parent / "data"
@@ -48,25 +46,9 @@ KNOWN_FALSE_FAILS = {
 CASES = [(name, k, case) for name in FILES for k, case in enumerate(load(DATA / name))]
 
 
-FROZEN = DATA / "corpus_tasks"
-"""The tasks (spec and gold fixture) the corpora were written against, where a task was rewritten since (see its
-README): their cases are graded against those."""
-
-
-def _tasks(project: Project) -> dict[str, tuple[Any, dict[str, Any]]]:
-    out = {}
-    for _, task in project.tasks:
-        path = project.root / "generated" / "fixtures" / task.domain / f"{task.id}.json"
-        out[task.id] = (task, json.loads(path.read_text(encoding="utf-8")))
-    for spec in sorted(FROZEN.glob("*.yaml")):
-        frozen = Task.model_validate(yaml.safe_load(spec.read_text(encoding="utf-8")))
-        out[frozen.id] = (frozen, json.loads(spec.with_suffix(".json").read_text(encoding="utf-8")))
-    return out
-
-
 @pytest.fixture(scope="module")
 def tasks(project: Project) -> dict[str, tuple[Any, dict[str, Any]]]:
-    return _tasks(project)
+    return corpus_tasks(project)
 
 
 @pytest.mark.parametrize(

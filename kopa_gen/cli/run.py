@@ -380,9 +380,9 @@ def cmd_score(o: ScoreOptions) -> int:
 
 
 def cmd_judge_calibrate(o: CalibrateOptions) -> int:
+    from kopa_gen.evaluate.corpus import corpus_tasks
     from kopa_gen.evaluate.corpus import load as load_corpus
     from kopa_gen.evaluate.judge import OpenAIJudge, calibrate
-    from kopa_gen.evaluate.runner import load_fixture
     from kopa_gen.policies.openai import EndpointError
 
     assert o.judge is not None  # --base-url and --model are required
@@ -397,7 +397,7 @@ def cmd_judge_calibrate(o: CalibrateOptions) -> int:
             cases += load_corpus(f)
         except (OSError, ValueError, KeyError) as exc:
             raise UsageError(f"{f}: not a labelled corpus ({exc})") from None
-    tasks = {t.id: (t, load_fixture(project, t)) for _, t in project.tasks if t.answer is not None}
+    tasks = {k: (t, f) for k, (t, f) in corpus_tasks(project).items() if t.answer is not None}
     unknown = sorted({c.task for c in cases} - set(tasks))
     if unknown:
         raise UsageError(f"the corpus names tasks this project lacks: {', '.join(unknown[:5])}")

@@ -19,16 +19,20 @@ The answer and its pool come from the task's gold fixture, so a case is graded a
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from kopa_gen.evaluate.response import ResponseVerdict, score_submitted, score_text
 from kopa_gen.evaluate.submission import SubmissionError, SubmitChannel
 from kopa_gen.language.source import load_text
 from kopa_gen.language.task import Task
+from kopa_gen.project import Project
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,24 @@ def grade(case: Case, task: Task, fixture: Mapping[str, Any]) -> Graded:
         except SubmissionError:
             refused.append(k)
     return Graded(case, score_submitted(task.answer, stated, pool), refused)
+
+
+FROZEN = Path("tests") / "data" / "corpus_tasks"
+"""Under a project's root: the task specs and gold fixtures the corpora were written against, for tasks rewritten
+since (`<id>.yaml` and `<id>.json`; see the folder's README)."""
+
+
+def corpus_tasks(project: Project) -> dict[str, tuple[Task, dict[str, Any]]]:
+    """Every task a corpus case may name, with its gold fixture: the benchmark's, except a rewritten one, which
+    is read as the corpora knew it (FROZEN)."""
+    out: dict[str, tuple[Task, dict[str, Any]]] = {}
+    for _, task in project.tasks:
+        path = project.fixtures_dir / task.domain / f"{task.id}.json"
+        out[task.id] = (task, json.loads(path.read_text(encoding="utf-8")))
+    for spec in sorted((project.root / FROZEN).glob("*.yaml")):
+        frozen = Task.model_validate(yaml.safe_load(spec.read_text(encoding="utf-8")))
+        out[frozen.id] = (frozen, json.loads(spec.with_suffix(".json").read_text(encoding="utf-8")))
+    return out
 
 
 def grade_all(cases: Iterable[Case], tasks: Mapping[str, tuple[Task, Mapping[str, Any]]]) -> list[Graded]:
