@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,6 +33,14 @@ def project() -> Project:
 @pytest.fixture(scope="session")
 def world(project: Project) -> BuiltWorld:
     return ensure_world(project.world)
+
+
+@pytest.fixture(scope="session")
+def world_db(world: BuiltWorld) -> Iterator[sqlite3.Connection]:
+    """The built world, read-only, for tests that walk its tables."""
+    conn = sqlite3.connect(f"file:{world.path}?mode=ro", uri=True)
+    yield conn
+    conn.close()
 
 
 @pytest.fixture

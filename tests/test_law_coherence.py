@@ -11,14 +11,12 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 
 import pytest
 
 from kopa_gen.project import Project
-from kopa_gen.world.build import BuiltWorld
 from tests.conftest import repository_project
 
 PID = "law"
@@ -135,10 +133,8 @@ def _today(db: sqlite3.Connection) -> str:
 
 
 @pytest.fixture(scope="module")
-def db(world: BuiltWorld) -> Iterator[sqlite3.Connection]:
-    conn = sqlite3.connect(f"file:{world.path}?mode=ro", uri=True)
-    yield conn
-    conn.close()
+def db(world_db: sqlite3.Connection) -> sqlite3.Connection:
+    return world_db
 
 
 @pytest.fixture(scope="module")

@@ -383,16 +383,19 @@ def test_an_answer_read_from_real_data_warns(tmp_path: Path) -> None:
     assert any("real public master list" in d.message for d in again.items)
 
 
+# every page of the fruit list read, then 청사과 picked by name (the toy filters fruit by a part of the name)
+PAGED: dict[str, Any] = {
+    **BASE,
+    "query": "청사과의 가격은?",
+    "gold": [{"calls": [{"id": "fruit", "tool": "toy_list_fruits", "args": {}, "pages": "all"}]}],
+    "answer_from": {"from": "fruit", "path": "rows[name=청사과].price"},
+}
+
+
 def test_the_shortcut_policy_passes_only_where_the_api_can_pick(tmp_path: Path) -> None:
     # the toy filters fruit by a part of the name: a task reading every page and then picking 청사과 by name is
     # answered by one filtered call; a maximum over a name search has no shortcut, and the policy does nothing
-    paged = {
-        **BASE,
-        "query": "청사과의 가격은?",
-        "gold": [{"calls": [{"id": "fruit", "tool": "toy_list_fruits", "args": {}, "pages": "all"}]}],
-        "answer_from": {"from": "fruit", "path": "rows[name=청사과].price"},
-    }
-    project, found = compiled(tmp_path / "paged", paged)
+    project, found = compiled(tmp_path / "paged", PAGED)
     assert found == []
     assert play(project, "shortcut") == ("최종 답: 1500", 1)
     project, found = compiled(tmp_path / "none", BASE)
@@ -404,13 +407,7 @@ def test_the_shortcut_policy_passes_only_where_the_api_can_pick(tmp_path: Path) 
 def test_a_paged_step_the_api_could_pick_in_one_page_is_a_warning_at_its_call(tmp_path: Path) -> None:
     # every page of the fruit list is read, then 청사과 is picked by name: the toy filters by name, so one filtered
     # page gives the same row and the step claims a cardinality it does not have
-    paged = {
-        **BASE,
-        "query": "청사과의 가격은?",
-        "gold": [{"calls": [{"id": "fruit", "tool": "toy_list_fruits", "args": {}, "pages": "all"}]}],
-        "answer_from": {"from": "fruit", "path": "rows[name=청사과].price"},
-    }
-    project, found = compiled(tmp_path / "paged", paged)
+    project, found = compiled(tmp_path / "paged", PAGED)
     assert found == []
     _, diags = compile_fixtures(project)
     (warning,) = [d.render() for d in diags.items if "pages through" in d.message]
@@ -418,7 +415,7 @@ def test_a_paged_step_the_api_could_pick_in_one_page_is_a_warning_at_its_call(tm
     assert "'fruit'" in warning and "name=청사과" in warning
     # reading the maximum of every fruit needs every page: no warning
     whole = {
-        **paged,
+        **PAGED,
         "query": "가장 비싼 과일의 가격은?",
         "answer": {"kind": "number", "value": 2500, "unit": "원"},
         "answer_from": {"from": "fruit", "path": "max(rows[*].price)"},

@@ -18,19 +18,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
-from collections.abc import Iterator
 
 import pytest
 
 from kopa_gen.project import Project
-from kopa_gen.world.build import BuiltWorld
 
 
 @pytest.fixture(scope="module")
-def db(world: BuiltWorld) -> Iterator[sqlite3.Connection]:
-    conn = sqlite3.connect(f"file:{world.path}?mode=ro", uri=True)
-    yield conn
-    conn.close()
+def db(world_db: sqlite3.Connection) -> sqlite3.Connection:
+    return world_db
 
 
 @pytest.fixture(scope="module")
