@@ -148,6 +148,32 @@ def test_stats_tables_cover_every_domain(project: Project) -> None:
     assert percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9) == 9.1
 
 
+def test_the_benchmark_keeps_the_papers_profile(project: Project) -> None:
+    """Issue 25's bars over the fixtures as built: per domain the paper's task count, and logical steps, calls,
+    available tools and parallel share within 15% of the paper's table; hand-offs with a median of 20 rows or more
+    behind them; five tasks or more with over 50,000 rows behind one step; no ending shared by over 10% of the
+    tasks; at most 14 calls; every domain with a task that crosses platforms. A rewrite that drifts off the
+    profile fails here, naming the figure."""
+    from kopa_gen.evaluate.taskstats import PAPER, stats_document
+
+    doc = stats_document(project)
+    off = []
+    for domain, row in doc["domains"].items():
+        paper = PAPER[domain]
+        if row["tasks"] != paper["tasks"]:
+            off.append(f"{domain}: {row['tasks']} tasks, the paper {paper['tasks']:g}")
+        for key in ("steps", "calls", "tools", "parallel"):
+            if abs(row[key] - paper[key]) > 0.15 * paper[key]:
+                off.append(f"{domain} {key}: {row[key]:.3g}, the paper {paper[key]:g} (±15%)")
+    profile = doc["profile"]
+    assert off == []
+    assert doc["handoffs"]["rows"]["median"] >= 20
+    assert len(profile["big_steps"]["tasks"]) >= 5
+    assert profile["top_ending_share"] <= 0.10, list(profile["endings"].items())[:3]
+    assert profile["max_calls"] <= 14
+    assert all(share > 0 for share in profile["cross_platform"].values()), profile["cross_platform"]
+
+
 def test_a_bulk_file_step_counts_the_file_rows_and_keeps_the_matches(
     project: Project, world: BuiltWorld
 ) -> None:

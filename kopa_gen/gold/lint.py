@@ -161,10 +161,31 @@ def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
         yield path, value
 
 
-def _found_in(results: dict[str, Any], text: str) -> tuple[str, str] | None:
-    """Where an earlier result holds `text` (equal, or inside a longer text when `text` has 4+ characters)."""
+def _bookkeeping(project: Project, tool: str | None) -> set[str]:
+    """The result fields of `tool` that number rows or page them (meaning role `meta`, or `order` that nobody
+    counts along): a literal equal to a row number ('22' beside the 22nd row) is no hand-off."""
+    meaning = project.meaning(project.platform_of(tool).id) if tool is not None else None
+    if meaning is None or tool is None:
+        return set()
+    names = {*meaning.fields, *(meaning.tools[tool].fields if tool in meaning.tools else {})}
+    out = set()
+    for name in names:
+        field = meaning.field(tool, name)
+        if field is not None and (field.role == "meta" or (field.role == "order" and field.ask is None)):
+            out.add(name)
+    return out
+
+
+def _found_in(
+    project: Project, tools: dict[str, str], results: dict[str, Any], text: str
+) -> tuple[str, str] | None:
+    """Where an earlier result holds `text` (equal, or inside a longer text when `text` has 4+ characters),
+    row numbers and paging fields apart."""
     for call_id, result in results.items():
+        skip = _bookkeeping(project, tools.get(call_id))
         for path, leaf in _leaves(result):
+            if path.rsplit(".", 1)[-1] in skip:
+                continue
             s = to_text(leaf).strip()
             if s == text or (len(text) >= 4 and not text.isdigit() and text in s):
                 return call_id, path
@@ -181,6 +202,7 @@ def walk_problems(project: Project, task: Task, walk: Walk, answer_value: Any) -
     if task.answer_from is not None:
         used |= {r.call for r in answer_sources(task.answer_from)}
     order = [c.id for c in task.calls()]
+    tools = {c.id: c.tool for c in task.calls()}
     for i, step in enumerate(task.gold):
         for j, call in enumerate(step.calls):
             loc: Loc = ("gold", i, "calls", j)
@@ -193,7 +215,7 @@ def walk_problems(project: Project, task: Task, walk: Walk, answer_value: Any) -
                     )
                 )
             earlier = {k: v for k, v in walk.results.items() if order.index(k) < order.index(call.id)}
-            out += _literals(project, call, loc, query, earlier)
+            out += _literals(project, call, loc, query, earlier, tools)
             out += _filters(task, call, loc, query, walk.results)
     if task.answer_from is not None:
         for k, ref in enumerate(answer_sources(task.answer_from)):
@@ -233,7 +255,7 @@ def _said(project: Project, tool: str, name: str, value: Any, query: _Query) -> 
 
 
 def _literals(
-    project: Project, call: GoldCall, loc: Loc, query: _Query, earlier: dict[str, Any]
+    project: Project, call: GoldCall, loc: Loc, query: _Query, earlier: dict[str, Any], tools: dict[str, str]
 ) -> list[Problem]:
     out: list[Problem] = []
     paging = project.page_params(call.tool) or ()
@@ -255,7 +277,7 @@ def _literals(
                     )
                 )
                 continue
-            where = _found_in(earlier, text)
+            where = _found_in(project, tools, earlier, text)
             if where is not None:
                 out.append(
                     Problem(
