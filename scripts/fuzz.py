@@ -622,8 +622,8 @@ def echo_calls(project: Project) -> dict[str, tuple[Any, dict[str, Any]]]:
     for platform in project.platforms:
         if platform.kopa.local:
             continue
-        examples = platform.kopa.examples
         for op in platform.operations:
+            examples = platform.examples(op.tool)
             required = [p.name for p in op.params if p.required and p.name not in op.fixed_query]
             if op.tool and op.kopa.shape == "list" and all(name in examples for name in required):
                 out[platform.id] = (op, {name: examples[name][0] for name in required})

@@ -67,9 +67,10 @@ def golden_calls(project: Project, pid: str) -> dict[str, dict[str, Any]]:
     """One call per tool of a platform: tests/calls.yaml's in their order (a write before the read of it), then
     the first call made of its examples for every other tool."""
     out: dict[str, dict[str, Any]] = dict(WRITTEN.get(pid, {}))
-    examples = project.platform(pid).kopa.examples
+    platform = project.platform(pid)
     for tool in tools_of(pid):
         if tool["name"] not in out:
+            examples = platform.examples(tool["name"])
             out[tool["name"]] = {
                 "args": candidates(tool, examples, paging(project, pid), start_of(project, pid, tool))[0],
                 "min_total": 0,

@@ -35,7 +35,7 @@ def first_call(tool: str) -> dict[str, str | int]:
     """The tool's required arguments from the platform's examples, and the largest page."""
     platform = repository_project().platform("assembly")
     op = platform.operation(tool)
-    examples = platform.kopa.examples
+    examples = platform.examples(tool)
     args: dict[str, str | int] = {p.name: examples[p.name][0] for p in op.params if p.required}
     return {**args, "pSize": MAX_PAGE}
 

@@ -467,7 +467,7 @@ async def _started(project: Project, gstar: GraphDoc) -> AsyncIterator[tuple[Any
     from kopa_gen.sandbox.config import SandboxConfig
 
     sigs, out, specs = _chains_setup(project, gstar)
-    examples = {p: project.platform(p).kopa.examples for p in PLATFORMS}
+    examples = {name: project.platform_of(name).examples(name) for name in sigs}
     async with Session.open(project, list(PLATFORMS), sandbox=SandboxConfig(limits=False)) as session:
         for spec in specs:
             for values in spec.values[:3]:
@@ -580,7 +580,7 @@ def test_a_probe_keeps_the_city_its_chain_was_asked_in(project: Project, gstar: 
     from kopa_gen.edge.scorer import Binding, Proposal
 
     sigs = {s.name: s for s in load_signatures(project, list(PLATFORMS))}
-    examples = {p: project.platform(p).kopa.examples for p in PLATFORMS}
+    examples = {name: project.platform_of(name).examples(name) for name in sigs}
     edges = [e for e in gstar.edges if e.producer == "tago_list_routes" and e.defaults.get("cityCode")]
     assert edges, "no edge out of tago_list_routes leaves cityCode unbound: the test needs one"
     starts = gstar.starts["tago_list_routes"]
@@ -616,7 +616,7 @@ def test_every_drv_chain_needs_more_than_the_first_page(project: Project, gstar:
     from kopa_gen.edge.filters import rules, shortcut
 
     sigs, out, specs = _chains_setup(project, gstar)
-    examples = {p: project.platform(p).kopa.examples for p in PLATFORMS}
+    examples = {name: project.platform_of(name).examples(name) for name in sigs}
 
     async def check() -> int:
         built = 0

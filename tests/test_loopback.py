@@ -116,6 +116,25 @@ def test_fsc_and_region_on_datagokr(served: tuple[str, dict[str, str]]) -> None:
     assert b"<returnReasonCode>12</returnReasonCode>" in missing and b"NO_OPENAPI_SERVICE_ERROR" in missing
 
 
+def test_fsc_v1_stock_prices_as_a_generated_client_asks_for_them(served: tuple[str, dict[str, str]]) -> None:
+    """data-go-kr-client 4.16.0's get_stock_price_info calls the V1 path (`service/`, no `_V2`): serviceKey first,
+    then the arguments it was given, then always pageNo=1&numOfRows=1000 (the request's shape as read from the
+    package, not its code). With resultType=json the body parses as JSON; without it the API answers XML, as the
+    real one does by default."""
+    base, keys = served
+    url = f"{base}/fsc/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
+    query = [("serviceKey", keys["fsc"]), ("resultType", "json"), ("likeSrtnCd", "005930")]
+    query += [("pageNo", "1"), ("numOfRows", "1000")]
+    with urllib.request.urlopen(url + "?" + urllib.parse.urlencode(query), timeout=30) as response:
+        body = json.loads(response.read())
+    assert body["response"]["header"]["resultCode"] == "00"
+    items = body["response"]["body"]["items"]["item"]
+    assert items and all(item["srtnCd"] == "005930" for item in items)
+    assert int(body["response"]["body"]["totalCount"]) == len(items) <= 1000
+    kind, xml = get(url, serviceKey=keys["fsc"], likeSrtnCd="005930", pageNo="1", numOfRows="1")
+    assert kind.startswith("text/xml") and b"<srtnCd>005930</srtnCd>" in xml
+
+
 @pytest.mark.anyio
 async def test_neispy_third_party_client_works_by_changing_only_its_base_url(
     served: tuple[str, dict[str, str]],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -135,3 +136,48 @@ def test_example_values_are_checked_against_the_tools(tmp_path: Path) -> None:
         f"{SPEC_FILE}:138: x-kopa.examples.type: error: no tool of platform 'toy' takes an argument 'type'; "
         "key examples by tool argument name (see generated/servers/<platform>/tools.json)",
     ]
+
+
+def _two_fruit_lists() -> dict[str, Any]:
+    """The toy spec with a second list whose page size goes to 5 where the first one's stops at 2: one argument
+    name, two sets of valid values."""
+    spec = spec_copy()
+    second = spec_copy()["paths"]["/fruits"]
+    second["get"]["operationId"] = "getFruits2"
+    second["get"]["x-kopa"]["tool"] = "toy_list_more_fruits"
+    size = next(p for p in second["get"]["parameters"] if p.get("name") == "numOfRows")
+    size["schema"]["maximum"] = 5
+    spec["paths"]["/fruits2"] = second
+    return spec
+
+
+def test_an_operations_own_examples_replace_the_platforms_there(tmp_path: Path) -> None:
+    """A platform-wide page size of 5 is wrong for the list that stops at 2; that list's own example takes its
+    place, is checked against it alone, and each tool reads its own values."""
+    spec = _two_fruit_lists()
+    spec["x-kopa"]["examples"] = {"name": ["사과"], "numOfRows": [5]}
+    (found,) = errors_of(tmp_path, spec)
+    assert found.startswith(f"{SPEC_FILE}:") and found.endswith(
+        ": x-kopa.examples.numOfRows[0]: error: 5 is greater than the maximum of 2 "
+        "(tool toy_list_fruits); give a value the real API accepts"
+    ), found
+    spec["paths"]["/fruits"]["get"]["x-kopa"]["examples"] = {"numOfRows": [2]}
+    platform = load_project(write_project(tmp_path, spec)).platforms[0]
+    assert platform.examples("toy_list_fruits") == {"name": ["사과"], "numOfRows": [2]}
+    assert platform.examples("toy_list_more_fruits") == {"name": ["사과"], "numOfRows": [5]}
+
+
+def test_an_operations_own_examples_are_checked_at_their_line(tmp_path: Path) -> None:
+    spec = _two_fruit_lists()
+    spec["paths"]["/fruits"]["get"]["x-kopa"]["examples"] = {"numOfRows": [3], "colour": ["red"]}
+    found = errors_of(tmp_path, spec)
+    assert len(found) == 2, found
+    assert found[0].endswith(
+        "paths./fruits.get.x-kopa.examples.numOfRows[0]: error: 3 is greater than the maximum of 2 "
+        "(tool toy_list_fruits); give a value the real API accepts"
+    ), found
+    assert found[1].endswith(
+        "paths./fruits.get.x-kopa.examples.colour: error: tool 'toy_list_fruits' takes no argument 'colour'; "
+        "key its examples by its argument names (see generated/servers/<platform>/tools.json)"
+    ), found
+    assert all(f.startswith(f"{SPEC_FILE}:") and f.split(":")[1].isdigit() for f in found), found

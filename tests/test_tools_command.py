@@ -43,7 +43,7 @@ def a_tool_with_a_required_example(project: Project) -> tuple[str, dict[str, Any
     for platform in project.platforms:
         for tool in frozen_tools(ROOT, platform.id):
             required = tool["inputSchema"].get("required", [])
-            if required and all(platform.kopa.examples.get(r) for r in required):
+            if required and all(platform.examples(tool["name"]).get(r) for r in required):
                 return platform.id, tool
     raise AssertionError("no tool has examples for its required arguments")
 
@@ -63,7 +63,7 @@ def test_one_tool_shows_arguments_paging_and_an_example_that_works(
         assert prop["description"] in text
     assert "\npaging: " in text
     example = text.rstrip().splitlines()[-1].strip()
-    args = example_arguments(tool, project.platform(pid).kopa.examples)
+    args = example_arguments(tool, project.platform(pid).examples(tool["name"]))
     assert example == f"kopa-gen call {pid} {tool['name']} '{json.dumps(args, ensure_ascii=False)}'"
     ran = kopa(*shlex.split(example)[1:])
     assert ran.returncode == 0, ran.stdout + ran.stderr
@@ -93,3 +93,23 @@ def test_an_unknown_platform_or_tool_is_one_line() -> None:
         f"kopa-gen tools: error: {pid} has no tool 'nope'"
     )
     assert missing.stderr.count("\n") == 1 and "Traceback" not in missing.stderr
+
+
+def test_provenance_counts_every_tool_by_its_level(project: Project) -> None:
+    """`kopa-gen tools --provenance`: one row per real platform whose levels add up to its tools, an `all` row,
+    and with a platform each tool's level: an operation's own `provenance` wins over its platform's."""
+    shown = kopa("tools", "--provenance")
+    assert shown.returncode == 0 and not shown.stderr
+    rows = {line.split()[0]: line.split()[1:] for line in shown.stdout.splitlines() if line[:1].isalpha()}
+    real = [p for p in project.platforms if not p.kopa.local]
+    for platform in real:
+        tools, *levels = (int(n.replace(",", "")) for n in rows[platform.id])
+        assert tools == len(platform.operations) == sum(levels), platform.id
+    assert int(rows["all"][0].replace(",", "")) == sum(len(p.operations) for p in real)
+    own = [(p, op) for p in real for op in p.operations if op.kopa.provenance is not None]
+    platform, op = own[0] if own else (real[0], real[0].operations[0])
+    listed = kopa("tools", platform.id, "--provenance")
+    line = next(line for line in listed.stdout.splitlines() if line.split()[:1] == [op.tool])
+    expected = op.kopa.provenance or platform.kopa.provenance
+    assert expected is not None and line.split()[1] == expected.verified, line
+    assert expected.source.split()[0] in line

@@ -57,8 +57,9 @@ Subparsers: TypeAlias = "argparse._SubParsersAction[Parser]"
 
 
 class Choices(Sequence[str]):
-    """argparse `choices` read from a registry only when a value is checked or help is printed: importing every
-    policy (about a second) or the training presets is a cost other commands should not pay."""
+    """argparse `choices` read from a registry only when a value is checked: importing every policy (about a
+    second) or the training presets is a cost other commands should not pay. Give the argument a `metavar`:
+    without one argparse lists the choices as it adds the argument, for every command."""
 
     def __init__(self, load: Callable[[], Iterable[str]]) -> None:
         self._load = load

@@ -12,6 +12,7 @@ import signal
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote, urlsplit
 
@@ -102,6 +103,7 @@ class ToolsOptions:
     root: str | None = None
     platform: str | None = None  # None: every platform
     tool: str | None = None
+    provenance: bool = False
 
 
 def cmd_serve(o: ServeOptions) -> int:
@@ -260,7 +262,30 @@ def cmd_sandbox_serve(o: SandboxServeOptions) -> int:
     return 0
 
 
+def _refused_early(root: Path, platform_id: str, tool: str, arguments: dict[str, Any]) -> str | None:
+    """What the frozen tools.json alone says is wrong with a call (an unknown tool, a missing or unknown
+    argument), in the words the tool itself would use, before any spec or world is loaded; None: nothing."""
+    from kopa_gen.mcp.describe import frozen_tools
+
+    tools = {t["name"]: t for t in frozen_tools(root, platform_id)}
+    if tool not in tools:
+        raise UsageError(f"{platform_id} has no tool {tool!r}; `kopa-gen tools {platform_id}` lists them")
+    schema = tools[tool]["inputSchema"]
+    props = schema.get("properties", {})
+    parts = [
+        f"{name}: required argument is missing"
+        for name in schema.get("required", [])
+        if name not in arguments
+    ]
+    parts += [f"{name}: unknown argument" for name in arguments if name not in props]
+    return f"invalid arguments for {tool}: " + "; ".join(parts) if parts else None
+
+
 def cmd_call(o: CallOptions) -> int:
+    refused = _refused_early(root_folder(o.root), o.platform, o.tool, o.arguments)
+    if refused is not None:
+        print(refused)
+        return 1
     from kopa_gen.compose import platform_client
 
     project = load(o.root)
@@ -290,8 +315,14 @@ def cmd_tools(o: ToolsOptions) -> int:
     from kopa_gen.project import load_project
 
     root = root_folder(o.root)
+    chosen = [o.platform] if o.platform else generated_platforms(root)
+    if o.provenance and o.tool is None:
+        from kopa_gen.mcp.describe import format_provenance
+
+        print(format_provenance(load_project(root, only=chosen), chosen, tools=o.platform is not None))
+        return 0
     if o.tool is None:
-        print(format_listing(root, [o.platform] if o.platform else generated_platforms(root)))
+        print(format_listing(root, chosen))
         return 0
     assert o.platform is not None  # argparse fills the platform before the tool
     print(format_tool(load_project(root, only=[o.platform]), o.platform, o.tool))
@@ -400,4 +431,10 @@ def add_commands(sub: Subparsers) -> None:
     )
     tl.add_argument("platform", nargs="?", help="platform id (default: every platform)")
     tl.add_argument("tool", nargs="?", help="tool name: its arguments, paging and an example call")
+    tl.add_argument(
+        "--provenance",
+        action="store_true",
+        help="tools per platform by how far their facts are checked (live, docs, one-source); with a platform, "
+        "each tool's source",
+    )
     tl.set_defaults(func=lambda args: cmd_tools(parse(ToolsOptions, args)))

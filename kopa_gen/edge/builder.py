@@ -317,7 +317,7 @@ class Chain:
             param = sig.param(name)
             documented = [
                 v
-                for v in self.examples.get(sig.platform, {}).get(name, ())
+                for v in self.examples.get(sig.name, {}).get(name, ())
                 if param is not None and arg_words(v, param.meaning) is not None
             ]
             carried = self.carried(name)
@@ -373,7 +373,7 @@ class Chain:
             args[key] = coerce_arg(p.type, value)
         for p in sig.bindable:
             if p.required and p.name not in args:
-                choices = literal_values(p, self.examples.get(sig.platform, {}))
+                choices = literal_values(p, self.examples.get(sig.name, {}))
                 if not choices:
                     raise NotInstantiable(f"{sig.name}.{p.name}: no literal value to start with")
                 args[p.name] = self.rng.choice(list(choices))
@@ -555,8 +555,7 @@ class Chain:
             ):  # a 법정동's 시군구 is in its full name: '경기도 여주시 세종대왕면 마래리' says '경기도 여주시'
                 raise NotInstantiable(f"{focus.tool}.{b.field}: hands on a value the question already gives")
             documented = {
-                str(v).strip()
-                for v in self.examples.get(self.sigs[edge.consumer].platform, {}).get(b.param, ())
+                str(v).strip() for v in self.examples.get(self.sigs[edge.consumer].name, {}).get(b.param, ())
             }
             if any(str(r.get(b.field, "")).strip() in documented for r in focus.rows):
                 # a policy that skips the lookup sends the documented example, and would get the same rows

@@ -246,7 +246,7 @@ async def synthesize(
     out: dict[str, list[GEdge]] = {}
     for e in edges:
         out.setdefault(e.producer, []).append(e)
-    examples = {p: project.platform(p).kopa.examples for p in platforms}
+    examples = {name: project.platform(s.platform).examples(name) for name, s in sigs.items()}
     specs = start_specs(project, sigs.values(), out, config.seed)
     domains = by_domain(specs, sigs)
     if not domains:

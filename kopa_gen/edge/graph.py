@@ -134,7 +134,8 @@ class PhaseA:
 
 
 def examples_of(project: Project, sigs: Sequence[ToolSig]) -> dict[str, Examples]:
-    return {p.id: p.kopa.examples for p in project.platforms if p.id in {s.platform for s in sigs}}
+    """Each tool's sample arguments (kopa_gen.language.platform.Platform.examples), keyed by tool name."""
+    return {s.name: project.platform(s.platform).examples(s.name) for s in sigs}
 
 
 async def sample_tools(
@@ -158,10 +159,10 @@ async def sample_tools(
             last = ""
             tried: list[dict[str, Any]] = []
             for _ in range(tries):
-                args = root_args(sig, examples[sig.platform], rng)
+                args = root_args(sig, examples[sig.name], rng)
                 if args is None:
                     missing = [
-                        p.name for p in sig.bindable if p.required and not examples[sig.platform].get(p.name)
+                        p.name for p in sig.bindable if p.required and not examples[sig.name].get(p.name)
                     ]
                     last = f"no example value for required {missing}"
                     break
@@ -226,7 +227,7 @@ async def build_skeleton(
             consumer = by_name[name]
             if consumer.effect != "read":
                 continue
-            proposal = await scorer.score(producer, consumer, samples, examples[consumer.platform], kinds)
+            proposal = await scorer.score(producer, consumer, samples, examples[consumer.name], kinds)
             if proposal is None:
                 continue
             if not proposal.bindings:

@@ -195,7 +195,7 @@ async def control(
 ) -> tuple[Outcome, str]:
     """No data: was it the handed-over value? Call again with the junction argument's example value."""
     key = edge.bindings[0].param
-    values = [v for v in examples[consumer.platform].get(key, ()) if str(v) != str(call_args[key])]
+    values = [v for v in examples[consumer.name].get(key, ()) if str(v) != str(call_args[key])]
     if not values:
         return "structural", f"no data for {key}={call_args[key]!r} and no example value to compare with"
     probe = dict(call_args, **{key: rng.choice(values)})

@@ -58,7 +58,9 @@ def start_specs(
             source = op.kopa.source
             if source is None:
                 continue
-            examples = {str(v) for vs in project.platform(sig.platform).kopa.examples.values() for v in vs}
+            examples = {
+                str(v) for vs in project.platform(sig.platform).examples(sig.name).values() for v in vs
+            }
             columns = {f.param: f.column for f in source.filters}
             for param in sig.bindable:
                 if param.meaning is not None and param.meaning.contains is not None:

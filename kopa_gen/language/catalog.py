@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
-from kopa_gen.language.kopa import Match, Source, StrictModel
+from kopa_gen.language.kopa import Match, Provenance, Source, StrictModel
 from kopa_gen.language.source import Loc, YamlError, load_yaml, resolve, validate_model
 from kopa_gen.language.source import Source as YamlSource
 from kopa_gen.language.world import ColumnGen
@@ -69,8 +69,9 @@ class Dataset(StrictModel):
     """One dataset of the portal: one path, one operation, one tool."""
 
     code: str = Field(
-        pattern=r"^[A-Za-z0-9_.-]+$",
-        description="The dataset code, i.e. the URL path segment (nwvrqwxyaytdsfvhu).",
+        pattern=r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$",
+        description="The dataset code, i.e. the URL path after the server URL: one segment (the hub's "
+        "nwvrqwxyaytdsfvhu) or several (data.go.kr's GetCorpBasicInfoService_V2/getCorpOutline_V2).",
     )
     tool: str | None = Field(
         default=None,
@@ -92,6 +93,13 @@ class Dataset(StrictModel):
         description="The world table or view serving it (as an operation's x-kopa.source); its filters default to "
         "the parameters' `match`. Absent: rows synthesised from the fields.",
     )
+    provenance: Provenance | None = Field(
+        default=None, description="Where its facts come from (else the catalog's `defaults.provenance`)."
+    )
+    examples: dict[str, list[str | int]] = Field(
+        default_factory=dict,
+        description="Sample argument values for this dataset alone (an operation's `x-kopa.examples`).",
+    )
 
 
 class Defaults(StrictModel):
@@ -110,6 +118,9 @@ class Defaults(StrictModel):
         "the dataset code and `{row}` for the JSON pointer of its row schema."
     )
     rows: int = Field(default=120, ge=1, description="Rows of each synthesised table, unless a dataset says.")
+    provenance: Provenance | None = Field(
+        default=None, description="Where the datasets' facts come from, unless a dataset says."
+    )
 
 
 class Catalog(StrictModel):
@@ -348,6 +359,11 @@ class _Expansion:
             parameters.append(param)
         filters = [{"param": p.name, "column": p.field or p.name, "match": p.match} for p in ds.params]
         kopa: JSON = {"tool": tool, "effect": "read", "shape": "list", "row": row_ref}
+        provenance = ds.provenance or catalog.defaults.provenance
+        if provenance is not None:
+            kopa["provenance"] = provenance.model_dump(mode="json", exclude_none=True)
+        if ds.examples:
+            kopa["examples"] = copy.deepcopy(ds.examples)
         if ds.source is not None:
             bound = ds.source.model_dump(mode="json")
             if not bound["filters"]:
@@ -382,6 +398,10 @@ class _Expansion:
             get: at,
             kopa: at,
             (*kopa, "synth_rows"): (*at, "rows"),
+            (*kopa, "examples"): (*at, "examples"),
+            (*kopa, "provenance"): (*at, "provenance")
+            if ds.provenance is not None
+            else ("defaults", "provenance"),
             (*get, "responses"): ("defaults", "response"),
             ("components", "schemas", row_name): (*at, "fields"),
         }

@@ -185,6 +185,27 @@ class Echo(StrictModel):
     )
 
 
+class Provenance(StrictModel):
+    """Where an operation's facts come from and how far they are checked."""
+
+    source: str = Field(
+        min_length=1,
+        description="Where the facts come from: the official guide page, a spec sheet, a package and its version "
+        "(facts only: names, parameters, fields, codes).",
+    )
+    retrieved: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="When they were read (YYYY-MM-DD).")
+    verified: Literal["live", "docs", "one-source"] = Field(
+        description="`live`: checked against the real API; `docs`: an official document gives them, or two "
+        "independent sources agree; `one-source`: a single unofficial source."
+    )
+    field_count: int | None = Field(
+        default=None,
+        ge=1,
+        description="The fields a row has by the source, where it names only some: the operation lists (and the "
+        "sandbox serves) the known ones only, never invented ones.",
+    )
+
+
 class PlatformKopa(StrictModel):
     """Top-level `x-kopa` of a platform's openapi.yaml."""
 
@@ -221,6 +242,10 @@ class PlatformKopa(StrictModel):
         default=False,
         description="The sandbox serves the real public master list here (the legal-district codes), not synthetic "
         "data: an answer read from it is a public fact a model may remember, and the build warns.",
+    )
+    provenance: Provenance | None = Field(
+        default=None,
+        description="Where the operations' facts come from, for those that do not say it themselves.",
     )
     examples: dict[str, list[str | int]] = Field(
         default_factory=dict,
@@ -481,4 +506,13 @@ class OperationKopa(StrictModel):
         description="Arguments a first call adds to the ones that name its entity, so that it finds data (OpenDART "
         "list.json: a bgn_de, without which only today's filings are listed). EDGE's probes and the example tests "
         "add them.",
+    )
+    provenance: Provenance | None = Field(
+        default=None, description="Where this operation's facts come from (else the platform's `provenance`)."
+    )
+    examples: dict[str, list[str | int]] = Field(
+        default_factory=dict,
+        description="Sample argument values for this operation alone, in the platform's `examples` shape; they "
+        "replace the platform's values for the same argument here (a parameter name that operations share with "
+        "different valid values: KMA's base_time) and are checked against this operation only.",
     )

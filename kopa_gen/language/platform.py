@@ -8,6 +8,7 @@ import importlib.metadata
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -17,7 +18,7 @@ from jsonschema import Draft202012Validator
 from kopa_gen.cache import cache_dir
 from kopa_gen.language.catalog import expand_catalogs
 from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
-from kopa_gen.language.kopa import Echo, Nested, OperationKopa, PlatformKopa, ResultCode
+from kopa_gen.language.kopa import Echo, Nested, OperationKopa, PlatformKopa, Provenance, ResultCode
 from kopa_gen.language.kopa import Source as KopaSource
 from kopa_gen.language.nested import columns as row_columns
 from kopa_gen.language.nested import wire_props
@@ -128,10 +129,28 @@ class Platform:
         return paging is not None and op.param(paging.page) is not None
 
     def operation(self, tool_or_id: str) -> Operation:
-        for op in self.operations:
-            if tool_or_id in (op.tool, op.operation_id):
-                return op
-        raise KeyError(f"{self.id}: no operation or tool named {tool_or_id!r}")
+        op = self._by_name.get(tool_or_id)
+        if op is None:
+            raise KeyError(f"{self.id}: no operation or tool named {tool_or_id!r}")
+        return op
+
+    @cached_property
+    def _by_name(self) -> dict[str, Operation]:
+        out: dict[str, Operation] = {}
+        for op in reversed(self.operations):  # the first of a name wins, as a scan would find it
+            out[op.operation_id] = op
+            out[op.tool] = op
+        return out
+
+    def provenance(self, tool: str) -> Provenance | None:
+        """Where a tool's facts come from: its operation's `provenance`, else the platform's (None: unrecorded)."""
+        return self.operation(tool).kopa.provenance or self.kopa.provenance
+
+    def examples(self, tool: str) -> dict[str, list[str | int]]:
+        """The sample arguments of one tool: the platform's `x-kopa.examples`, with the operation's own
+        (`x-kopa.examples` under the operation) in place of the platform's for the same argument."""
+        own = self.operation(tool).kopa.examples
+        return {**self.kopa.examples, **own} if own else dict(self.kopa.examples)
 
 
 def _dangling_refs(node: Any, doc: JSON, loc: Loc, src: Source, out: Diagnostics) -> None:
@@ -666,14 +685,30 @@ def generated_key(kopa: PlatformKopa) -> str | None:
 
 
 def _check_examples(src: Source, kopa: PlatformKopa, ops: list[Operation], diags: Diagnostics) -> None:
-    """Every example value must be one every tool taking that argument accepts: EDGE passes it unchanged."""
+    """Every example value must be one every tool taking that argument accepts (EDGE passes it unchanged), except
+    a tool with its own examples for the argument: those are checked against that tool alone."""
     takers: dict[str, list[tuple[str, JSON]]] = {}
     for op in ops:
-        for name, schema in tool_arguments(kopa, op).items():
-            takers.setdefault(name, []).append((op.tool, schema))
+        arguments = tool_arguments(kopa, op)
+        for name, schema in arguments.items():
+            if name not in op.kopa.examples:
+                takers.setdefault(name, []).append((op.tool, schema))
+        at: Loc = ("paths", op.path, op.method, "x-kopa", "examples")
+        for name, values in op.kopa.examples.items():
+            if name not in arguments:
+                diags.items.append(
+                    src.diag(
+                        (*at, name),
+                        f"tool {op.tool!r} takes no argument {name!r}; key its examples by its argument names "
+                        "(see generated/servers/<platform>/tools.json)",
+                    )
+                )
+                continue
+            _check_values(src, (*at, name), values, [(op.tool, arguments[name])], diags)
+    every = {name for op in ops for name in tool_arguments(kopa, op)}
     for name, values in kopa.examples.items():
         loc: Loc = ("x-kopa", "examples", name)
-        if name not in takers:
+        if name not in every:
             diags.items.append(
                 src.diag(
                     loc,
@@ -682,15 +717,21 @@ def _check_examples(src: Source, kopa: PlatformKopa, ops: list[Operation], diags
                 )
             )
             continue
-        if not values:
-            diags.items.append(src.diag(loc, "give at least one value or remove the argument"))
-        for i, value in enumerate(values):
-            failures: dict[str, list[str]] = {}
-            for tool, schema in takers[name]:
-                for err in Draft202012Validator(schema).iter_errors(value):
-                    failures.setdefault(err.message, []).append(tool)
-            for message, tools in failures.items():
-                which = tools[0] if len(tools) == 1 else f"{tools[0]} and {len(tools) - 1} more"
-                diags.items.append(
-                    src.diag((*loc, i), f"{message} (tool {which}); give a value the real API accepts")
-                )
+        _check_values(src, loc, values, takers.get(name, []), diags)
+
+
+def _check_values(
+    src: Source, loc: Loc, values: list[str | int], takers: list[tuple[str, JSON]], diags: Diagnostics
+) -> None:
+    if not values:
+        diags.items.append(src.diag(loc, "give at least one value or remove the argument"))
+    for i, value in enumerate(values):
+        failures: dict[str, list[str]] = {}
+        for tool, schema in takers:
+            for err in Draft202012Validator(schema).iter_errors(value):
+                failures.setdefault(err.message, []).append(tool)
+        for message, tools in failures.items():
+            which = tools[0] if len(tools) == 1 else f"{tools[0]} and {len(tools) - 1} more"
+            diags.items.append(
+                src.diag((*loc, i), f"{message} (tool {which}); give a value the real API accepts")
+            )

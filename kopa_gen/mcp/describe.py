@@ -1,13 +1,14 @@
 """What `kopa-gen tools` prints: the tools of the generated servers as a person reads them.
 
 A listing reads only the frozen tools.json of each platform (what an MCP client sees); one tool's page adds what
-the spec knows beyond the JSON Schema: how it pages and an example call built from the platform's
-`x-kopa.examples`.
+the spec knows beyond the JSON Schema: how it pages, where its facts come from and an example call built from its
+`x-kopa.examples`. `--provenance` counts the tools by how far their facts are checked.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,53 @@ def format_listing(root: Path, platform_ids: Sequence[str]) -> str:
         blocks.append("\n".join(lines))
     hint = "kopa-gen tools PLATFORM TOOL: the arguments of one tool and an example call"
     return "\n\n".join([*blocks, hint])
+
+
+LEVELS = ("live", "docs", "one-source", "unrecorded")
+"""How far a tool's facts are checked (kopa_gen.language.kopa.Provenance), best first."""
+
+
+def level(project: Project, platform_id: str, tool: str) -> str:
+    found = project.platform(platform_id).provenance(tool)
+    return "unrecorded" if found is None else found.verified
+
+
+def format_provenance(project: Project, platform_ids: Sequence[str], tools: bool = False) -> str:
+    """Tools per platform by how far their facts are checked, with a total row; with `tools`, each tool's level
+    and source under its platform."""
+    rows: list[tuple[str, Counter[str]]] = []
+    blocks: list[str] = []
+    local = [pid for pid in platform_ids if project.platform(pid).kopa.local]
+    for pid in platform_ids:
+        platform = project.platform(pid)
+        if platform.kopa.local:
+            continue
+        counts: Counter[str] = Counter(level(project, pid, op.tool) for op in platform.operations)
+        rows.append((pid, counts))
+        if tools:
+            width = max((len(op.tool) for op in platform.operations), default=0)
+            lines = [f"{pid} ({len(platform.operations)} tools)"]
+            for op in platform.operations:
+                found = platform.provenance(op.tool)
+                where = "" if found is None else f"{found.source}, {found.retrieved}"
+                if found is not None and found.field_count is not None:
+                    where += f"; {len(op.row_props)} of {found.field_count} fields known"
+                lines.append(f"  {op.tool:{width}}  {level(project, pid, op.tool):10}  {where}".rstrip())
+            blocks.append("\n".join(lines))
+    total: Counter[str] = sum((c for _, c in rows), Counter())
+    width = max([len(pid) for pid, _ in rows] + [len("all")])
+    head = f"{'platform':{width}}  {'tools':>5}  " + "  ".join(f"{name:>10}" for name in LEVELS)
+    table = [head] + [
+        f"{pid:{width}}  {sum(c.values()):>5,}  " + "  ".join(f"{c[name]:>10,}" for name in LEVELS)
+        for pid, c in [*rows, ("all", total)]
+    ]
+    legend = (
+        "live: checked against the real API; docs: an official document gives the facts, or two sources agree; "
+        "one-source: a single unofficial source; unrecorded: the spec does not say"
+    )
+    if local:
+        legend += f"\n{', '.join(local)}: kopa-gen's own (local), no real API behind it"
+    return "\n\n".join([*blocks, "\n".join(table), legend])
 
 
 def _type(schema: Mapping[str, Any]) -> str:
@@ -121,7 +169,13 @@ def format_tool(project: Project, platform_id: str, name: str) -> str:
             f"paging: {page} is the page number (from 1), {size} the rows per page{largest}; the result's "
             "total_count says how many rows match in all"
         )
-    examples = project.platform(platform_id).kopa.examples
+    found = project.platform(platform_id).provenance(name)
+    if found is not None:
+        known = (
+            "" if found.field_count is None else f"; the source names {found.field_count} fields a row has"
+        )
+        lines.append(f"facts: {found.source}, read {found.retrieved}, {found.verified}{known}")
+    examples = project.platform(platform_id).examples(name)
     args = json.dumps(example_arguments(tool, examples), ensure_ascii=False)
     lines += ["", "example:", f"  kopa-gen call {platform_id} {name} '{args}'"]
     return "\n".join(lines)

@@ -184,7 +184,7 @@ class NoLookup:
         project = session.project
 
         def guess(tool: str, name: str) -> Any:
-            examples = project.platform_of(tool).kopa.examples.get(name) or []
+            examples = project.platform_of(tool).examples(tool).get(name) or []
             return examples[0] if examples else None
 
         walker = Walker(skip=lambda call: call.id in skipped, fill=guess)
