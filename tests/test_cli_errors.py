@@ -322,3 +322,39 @@ def test_a_bad_world_worker_count_is_one_line(tmp_path: Path) -> None:
         "kopa-gen build: error: $KOPA_GEN_WORLD_WORKERS='two': give a whole number of processes, e.g. 2"
     )
     assert "Traceback" not in got.stderr
+
+
+def test_a_missing_argument_is_refused_before_any_spec_is_loaded() -> None:
+    """`kopa-gen call` says what is missing from the frozen tools.json alone, in the tool's own words: no platform
+    spec, world, session or policy is imported for it (each of those costs seconds on a busy machine)."""
+    from kopa_gen.mcp.describe import frozen_tools, generated_platforms
+
+    pid, tool = next(
+        (pid, t)
+        for pid in generated_platforms(ROOT)
+        for t in frozen_tools(ROOT, pid)
+        if t["inputSchema"].get("required")
+    )
+    missing = ", ".join(
+        f"{name}: required argument is missing" for name in tool["inputSchema"]["required"]
+    ).replace(", ", "; ")
+    heavy = [
+        "kopa_gen.runtime.session",
+        "kopa_gen.policies.base",
+        "kopa_gen.client.client",
+        "kopa_gen.mcp.server",
+    ]
+    script = (
+        "import sys\nimport kopa_gen.project\nloads = []\n"
+        "kopa_gen.project.load_project = lambda *a, **k: loads.append(a)\n"
+        "from kopa_gen.cli import main\n"
+        f"try:\n    main(['--root', {str(ROOT)!r}, 'call', {pid!r}, {tool['name']!r}, '{{}}'])\n"
+        "except SystemExit:\n    pass\n"
+        f"print('loaded:', [m for m in {heavy!r} if m in sys.modules], 'specs loaded:', len(loads))\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env(), timeout=120, check=False
+    )
+    lines = ran.stdout.splitlines()
+    expected = [f"invalid arguments for {tool['name']}: {missing}", "loaded: [] specs loaded: 0"]
+    assert lines == expected, ran.stdout + ran.stderr

@@ -222,7 +222,6 @@ def add_commands(sub: Subparsers) -> None:
     eg.add_argument(
         "--scorer",
         choices=Choices(_scorer_names),
-        metavar="SCORER",
         default=default_of(GraphOptions, "scorer"),
         help="offline (deterministic rules) or llm",
     )

@@ -45,6 +45,16 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, **kwargs)
 
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        """As argparse's, except that lazy `Choices` are attached after argparse has checked the argument: its
+        check formats the metavar, which would list (and so load) the choices for every command."""
+        choices = kwargs.get("choices")
+        if not isinstance(choices, Choices):
+            return super().add_argument(*args, **kwargs)
+        action = super().add_argument(*args, **{**kwargs, "choices": None})
+        action.choices = choices
+        return action
+
     def error(self, message: str) -> NoReturn:
         message = message.replace("\r", "\\r").replace(
             "\n", "\\n"
@@ -57,9 +67,9 @@ Subparsers: TypeAlias = "argparse._SubParsersAction[Parser]"
 
 
 class Choices(Sequence[str]):
-    """argparse `choices` read from a registry only when a value is checked: importing every policy (about a
-    second) or the training presets is a cost other commands should not pay. Give the argument a `metavar`:
-    without one argparse lists the choices as it adds the argument, for every command."""
+    """argparse `choices` read from a registry only when a value is checked or help is printed: importing every
+    policy (about a second) or the training presets is a cost other commands should not pay (`Parser.add_argument`
+    attaches them after argparse's own check, which would list them)."""
 
     def __init__(self, load: Callable[[], Iterable[str]]) -> None:
         self._load = load

@@ -437,7 +437,6 @@ def add_commands(sub: Subparsers) -> None:
     e.add_argument(
         "--policy",
         choices=Choices(_policies),
-        metavar="POLICY",
         help="reference policy: oracle, no-lookup, first-page, list-all, dump, do-nothing; or openai / "
         "closed-book with --base-url and --model (closed-book: the model without tools)",
     )
@@ -461,7 +460,6 @@ def add_commands(sub: Subparsers) -> None:
     e.add_argument(
         "--answer-mode",
         choices=Choices(_answer_modes),
-        metavar="MODE",
         default=ConfigDefault(f"{_EVAL}.answer_mode"),
         help="submit: the agent commits through the submit_answer tool, graded by type (default); text: it "
         "answers in prose ending with a '최종 답:' line",

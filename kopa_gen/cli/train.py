@@ -139,14 +139,12 @@ def add_commands(sub: Subparsers) -> None:
         tk.add_argument(
             "--model",
             choices=Choices(_presets),
-            metavar="PRESET",
             default=default_of(LaunchOptions, "model"),
             help="model preset",
         )
         tk.add_argument(
             "--engine",
             choices=Choices(_engines),
-            metavar="ENGINE",
             default=default_of(LaunchOptions, "engine"),
             help="training engine",
         )
