@@ -335,9 +335,7 @@ def test_a_missing_argument_is_refused_before_any_spec_is_loaded() -> None:
         for t in frozen_tools(ROOT, pid)
         if t["inputSchema"].get("required")
     )
-    missing = ", ".join(
-        f"{name}: required argument is missing" for name in tool["inputSchema"]["required"]
-    ).replace(", ", "; ")
+    missing = "; ".join(f"{name}: required argument is missing" for name in tool["inputSchema"]["required"])
     heavy = [
         "kopa_gen.runtime.session",
         "kopa_gen.policies.base",

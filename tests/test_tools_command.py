@@ -113,3 +113,11 @@ def test_provenance_counts_every_tool_by_its_level(project: Project) -> None:
     expected = op.kopa.provenance or platform.kopa.provenance
     assert expected is not None and line.split()[1] == expected.verified, line
     assert expected.source.split()[0] in line
+
+
+def test_provenance_of_an_unknown_platform_names_the_known_ones() -> None:
+    shown = kopa("tools", "nope", "--provenance")
+    assert shown.returncode == 2 and not shown.stdout
+    (line,) = shown.stderr.splitlines()
+    assert line.startswith("kopa-gen tools: error: unknown platform 'nope'; known platforms: ")
+    assert line.split("known platforms: ")[1].split(", ") == generated_platforms(ROOT)

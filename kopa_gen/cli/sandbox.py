@@ -311,12 +311,14 @@ def cmd_call(o: CallOptions) -> int:
 
 
 def cmd_tools(o: ToolsOptions) -> int:
-    from kopa_gen.mcp.describe import format_listing, format_tool, generated_platforms
+    from kopa_gen.mcp.describe import format_listing, format_tool, frozen_tools, generated_platforms
     from kopa_gen.project import load_project
 
     root = root_folder(o.root)
     chosen = [o.platform] if o.platform else generated_platforms(root)
     if o.provenance and o.tool is None:
+        if o.platform:
+            frozen_tools(root, o.platform)  # an unknown platform: the line that lists the known ones
         from kopa_gen.mcp.describe import format_provenance
 
         print(format_provenance(load_project(root, only=chosen), chosen, tools=o.platform is not None))
