@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import os
+import pickle
 from dataclasses import dataclass
 from pathlib import Path
 
+from kopa_gen.cache import cache_dir
 from kopa_gen.envelopes import family, family_names
 from kopa_gen.language.diagnostics import Diagnostic, Diagnostics, Level, NotFound, SpecError
 from kopa_gen.language.domains import FILE as DOMAINS_FILE
@@ -121,9 +124,57 @@ def envelope_families() -> dict[str, bool]:
     return {name: family(name).echoes for name in family_names()}
 
 
+PROJECTS_KEPT = 6  # checked projects kept in the cache (checkouts, `only` subsets, test folders)
+
+
 def load_project(root: Path | None = None, only: list[str] | None = None) -> Project:
-    """Load and check everything; raise one SpecError listing every problem found."""
-    root = root or find_root()
+    """Load and check everything; raise one SpecError listing every problem found. A project that loads clean is
+    remembered in the cache under the digest of every file it was made from (its specs and this package's code), so
+    the next load of the same files reads one pickle (0.1-0.3 s) instead of parsing and checking every spec (5 s)."""
+    root = (root or find_root()).resolve()
+    key = project_key(root, only)
+    path = cache_dir() / "projects" / f"{key}.pickle"
+    try:
+        with path.open("rb") as f:
+            project = pickle.load(f)
+        if isinstance(project, Project):
+            return project
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError):
+        pass  # absent, or written by other code: load it afresh
+    project = _load_project(root, only)
+    _remember(path, project)
+    return project
+
+
+def project_key(root: Path, only: list[str] | None) -> str:
+    """The digest of what a loaded project is made from: the files under `root`/specs (names and bytes), this
+    package's own files (the loader, its checks, the generators and families it consults), the folder and `only`."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{root}|{sorted(only) if only else ''}".encode())
+    for base in (root / "specs", Path(__file__).resolve().parent):
+        for file in sorted(base.rglob("*")):
+            if file.is_file() and "__pycache__" not in file.parts:
+                h.update(file.relative_to(base).as_posix().encode())
+                h.update(file.read_bytes())
+    return h.hexdigest()
+
+
+def _remember(path: Path, project: Project) -> None:
+    """Write atomically (another process may be reading it), then keep only the newest PROJECTS_KEPT. A cache that
+    cannot be written costs only speed."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_bytes(pickle.dumps(project, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.replace(path)
+        kept = sorted(path.parent.glob("*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in kept[PROJECTS_KEPT:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def _load_project(root: Path, only: list[str] | None) -> Project:
     diags = Diagnostics()
     domains, domain_diags = load_domains(root)
     diags.extend(domain_diags)

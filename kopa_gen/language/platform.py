@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib.metadata
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -232,11 +233,23 @@ def tool_arguments(kopa: PlatformKopa, op: Operation) -> dict[str, JSON]:
     return {p.name: p.schema for p in tool_params(kopa, op)}
 
 
+_META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+_VALID_SCHEMAS: set[str] = (
+    set()
+)  # schemas (as canonical JSON) the meta-schema accepted: catalogs repeat a few
+
+
 def _check_schema(schema: Any, loc: Loc, src: Source, out: Diagnostics) -> None:
-    for err in Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema):
+    key = json.dumps(schema, sort_keys=True, ensure_ascii=False, default=str)
+    if key in _VALID_SCHEMAS:
+        return
+    found = len(out.items)
+    for err in _META.iter_errors(schema):
         where = (*loc, *(p for p in err.absolute_path if isinstance(p, str | int)))
         out.items.append(src.diag(where, f"invalid JSON Schema: {err.message}"))
     _check_patterns(schema, loc, src, out)
+    if len(out.items) == found:
+        _VALID_SCHEMAS.add(key)
 
 
 def _check_patterns(node: Any, loc: Loc, src: Source, out: Diagnostics) -> None:
