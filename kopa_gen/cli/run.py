@@ -78,6 +78,7 @@ class EvalOptions:
         "all"  # all | held-out | seen: the benchmark's held-out split (specs/domains.yaml) or the rest
     )
     answer_mode: str
+    tools_mode: str = "task"
     rollouts: int
     seeds: list[int]
     concurrency: int
@@ -313,6 +314,7 @@ def _run(
         concurrency=o.concurrency,
         live=o.live,
         answer_mode=o.answer_mode,  # type: ignore[arg-type]  # argparse checked the choice
+        tools_mode=o.tools_mode,  # type: ignore[arg-type]  # argparse checked the choice
         spread=spread(o.workers, o.ray),
         judge=o.judge,
         server=shlex.join(["vllm", "serve", o.serve_vllm, *shlex.split(o.vllm_args or "")])
@@ -463,6 +465,13 @@ def add_commands(sub: Subparsers) -> None:
         default=ConfigDefault(f"{_EVAL}.answer_mode"),
         help="submit: the agent commits through the submit_answer tool, graded by type (default); text: it "
         "answers in prose ending with a '최종 답:' line",
+    )
+    e.add_argument(
+        "--tools-mode",
+        choices=["task", "all", "search"],
+        default="task",
+        help="which tools the agent meets: task: the task's own list, its gold tools and decoys (default); all: "
+        "every tool of every platform; search: each platform's entry tools with search_tools and call_tool",
     )
     e.add_argument(
         "--rollouts",

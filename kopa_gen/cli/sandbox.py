@@ -47,8 +47,14 @@ class ServeOptions:
     token_env: str | None = None
     allowed_host: list[str] = field(default_factory=list)
     allowed_origin: list[str] = field(default_factory=list)
+    tools_mode: Literal["all", "task", "search"] = "all"
+    task: str | None = None
 
     def __post_init__(self) -> None:
+        if (self.tools_mode == "task") != (self.task is not None):
+            raise UsageError(
+                "--tools-mode task lists one task's tools: give --task ID with it (and --task only with it)"
+            )
         remote = self.allow_remote or self.token_env or self.allowed_host or self.allowed_origin
         if remote and self.transport != "http":
             raise UsageError(
@@ -135,7 +141,11 @@ def cmd_serve(o: ServeOptions) -> int:
         sandbox = open_sandbox(project) if needs_sandbox else None
         return {p.id: platform_client(project, p.id, o.live, sandbox) for p in platforms}
 
-    server = platforms_server(root, o.platforms, open_clients)
+    only = None
+    if o.task is not None:
+        task = project_once().task(o.task)
+        only = task.tools or [c.tool for step in task.gold for c in step.calls]
+    server = platforms_server(root, o.platforms, open_clients, o.tools_mode, only)
     if o.transport == "stdio":
         from mcp.server.stdio import stdio_server
 
@@ -375,6 +385,16 @@ def add_commands(sub: Subparsers) -> None:
         metavar="ORIGIN",
         help="with --transport http: a browser Origin to accept besides loopback, e.g. https://agent.example.org "
         "(repeatable)",
+    )
+    s.add_argument(
+        "--tools-mode",
+        choices=["all", "task", "search"],
+        default=default_of(ServeOptions, "tools_mode"),
+        help="all: list every tool (default); task: only the tools of --task ID (its gold tools and decoys); "
+        "search: each platform's entry tools with search_tools and call_tool, which reach every tool",
+    )
+    s.add_argument(
+        "--task", metavar="ID", help="with --tools-mode task: the benchmark task whose tools to list"
     )
     s.set_defaults(func=lambda args: cmd_serve(parse(ServeOptions, args)))
 

@@ -27,6 +27,7 @@ from kopa_gen.evaluate.submission import SUBMIT_TOOL
 from kopa_gen.evaluate.typed import Stated
 from kopa_gen.language.records import ActionParts
 from kopa_gen.language.task import AnswerMode, Task
+from kopa_gen.mcp.search import SEARCH_TOOL
 from kopa_gen.plugins import Registry
 
 
@@ -106,11 +107,12 @@ class Environment:
 @AXES.register("ACTION")
 class Action:
     """The paper's (Corr + Eff)/2 over the calls made: reported for every episode, never deciding. A submission
-    is the answer, not a call of the chain: ACTION never sees it (a malformed one it does)."""
+    is the answer, not a call of the chain: ACTION never sees it (a malformed one it does). Nor a search
+    (`search_tools` in search mode): finding a tool is not a call of the chain, so the modes compare."""
 
     decides: ClassVar[bool] = False
 
     def score(self, ev: Evidence) -> ActionParts:
-        calls = [c for c in ev.calls if c.tool != SUBMIT_TOOL or c.is_error]
+        calls = [c for c in ev.calls if c.tool not in (SUBMIT_TOOL, SEARCH_TOOL) or c.is_error]
         parts = score_action(ev.fixture["steps"], calls, ev.turns, ev.fixture.get("calls"))
         return ActionParts.model_validate(parts, from_attributes=True)  # its fields, less the matched pairs

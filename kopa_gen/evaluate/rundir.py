@@ -212,6 +212,7 @@ PLAN: dict[str, str] = {
     "task_set": "--task-dir",
     "policy": "--policy",
     "answer_mode": "--answer-mode",
+    "tools_mode": "--tools-mode",
     "seeds": "--seeds",
     "rollouts": "--rollouts",
     "tool_result_chars": "--tool-result-chars",
@@ -250,7 +251,7 @@ def describe(manifest: RunManifest) -> str:
     who = f"policy {manifest.policy}"
     if manifest.endpoint is not None:
         who += f" (model {manifest.endpoint.model} at {manifest.endpoint.base_url})"
-    return f"{who} on {where}, answering in {manifest.answer_mode} mode"
+    return f"{who} on {where}, answering in {manifest.answer_mode} mode, tools in {manifest.tools_mode} mode"
 
 
 def merge(folder: Path, old: RunManifest | None, new: RunManifest, has_episodes: bool) -> RunManifest:

@@ -46,6 +46,7 @@ from kopa_gen.language.records import (
 )
 from kopa_gen.language.settings import TOOL_RESULT_CHARS, AgentSettings, EndpointSettings
 from kopa_gen.language.task import AnswerMode, Task
+from kopa_gen.mcp.search import ToolsMode
 from kopa_gen.policies.base import Episode, TaskContext, policy
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import CallRecord, Session
@@ -71,6 +72,7 @@ class EvalConfig:
     judge: EndpointSettings | None = None  # the optional LLM-as-judge fallback (text mode)
     judge_kind: str = "openai"  # its name in kopa_gen.evaluate.judge.JUDGES
     answer_mode: AnswerMode = "submit"  # submit: through the submit_answer tool; text: a `최종 답:` line
+    tools_mode: ToolsMode = "task"  # which tools the model meets (kopa_gen/mcp/search.py)
     spread: Spread = field(default_factory=Spread)  # where episodes run; `concurrency` is per process
     stop_after_infrastructure: int = 5  # episodes in a row failed for infrastructure that stop the run
     tool_result_chars: int | None = TOOL_RESULT_CHARS  # the tool-result budget; None: results are never cut
@@ -79,6 +81,15 @@ class EvalConfig:
     def policy_options(self) -> dict[str, Any]:
         """What the policy is built from: a model policy's endpoint and agent settings; nothing otherwise."""
         return {"endpoint": self.endpoint, "agent": self.agent} if self.endpoint is not None else {}
+
+
+def opened_platforms(project: Project, fixture: dict[str, Any], mode: ToolsMode) -> list[str]:
+    """The platforms an episode opens: the task's own in task mode; in all and search mode every platform of
+    the project (the task's first, so its tools keep their order), as a model meeting the whole catalog would."""
+    own: list[str] = list(fixture["platforms"])
+    if mode == "task":
+        return own
+    return own + [p.id for p in project.platforms if p.id not in own]
 
 
 def episode_key(task_id: str, seed: int, rollout: int) -> str:
@@ -197,9 +208,10 @@ async def _play(
     channel = SubmitChannel(task.answer) if config.answer_mode == "submit" else None
     async with Session.open(
         project,
-        fixture["platforms"],
+        opened_platforms(project, fixture, config.tools_mode),
         max_calls=task.max_calls,
         tools=task.tools,
+        mode=config.tools_mode,
         live=config.live,
         sandbox=SandboxConfig(seed=seed),
         channel=channel,
@@ -267,6 +279,7 @@ def manifest(project: Project, config: EvalConfig, tasks: dict[str, str]) -> Run
         tasks=dict(sorted(tasks.items())),
         policy=config.policy,
         answer_mode=config.answer_mode,
+        tools_mode=config.tools_mode,
         seeds=sorted(set(config.seeds)),
         rollouts=config.rollouts,
         tool_result_chars=config.tool_result_chars,

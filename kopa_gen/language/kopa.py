@@ -264,6 +264,12 @@ class PlatformKopa(StrictModel):
         description="Bulk catalog files beside openapi.yaml (e.g. catalog.yaml): each dataset in them becomes one "
         "operation and one tool at load (kopa_gen/language/catalog.py).",
     )
+    entry: list[str] = Field(
+        default_factory=list,
+        description="The tools a chain on this platform starts from: its code lookups (a company's corp_code, a "
+        "school's code, an election's sgId). Search mode (`--tools-mode search`) lists them beside search_tools "
+        "and call_tool, so an agent never has to search for where to begin.",
+    )
 
 
 Match = Literal["eq", "contains", "prefix", "gte", "lte", "gt", "lt", "in", "range"]

@@ -317,6 +317,16 @@ def load_platform(
             len(diags.errors) == before
         ):  # with an operation missing, every example it takes would read as unused
             _check_examples(src, kopa, ops, diags)
+        tools = {op.tool for op in ops}
+        for k, tool in enumerate(kopa.entry):
+            if tool not in tools:
+                diags.items.append(
+                    src.diag(
+                        ("x-kopa", "entry", k),
+                        f"entry tool {tool!r} is no tool of platform {kopa.platform!r}; name one of its tools "
+                        "(`kopa-gen tools " + kopa.platform + "` lists them)",
+                    )
+                )
     if diags.errors or kopa is None:
         return None, diags.items
     platform = Platform(kopa.platform, src.file, digest, doc, kopa, servers[0]["url"], tuple(ops), src)

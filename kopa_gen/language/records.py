@@ -215,6 +215,11 @@ class RunManifest(StrictModel):
     tasks: dict[str, str] = Field(description="Task id -> SHA-256 of its spec and gold fixture.")
     policy: str
     answer_mode: Literal["submit", "text"]
+    tools_mode: Literal["all", "task", "search"] = Field(
+        default="task",
+        description="Which tools the model met (kopa_gen/mcp/search.py): the task's list, every tool, or "
+        "entry tools with search_tools and call_tool.",
+    )
     seeds: list[int] = Field(description="Sandbox seeds, sorted.")
     rollouts: int = Field(ge=1, description="Episodes per task and seed.")
     tool_result_chars: int | None = Field(

@@ -20,12 +20,13 @@ from kopa_gen.mcp.toolbox import ToolBinding
 
 class Catalog:
     """One platform's tools: names (from the generated server), the frozen listing (read at first use) and the
-    per-tool modules under `<package>.tools`."""
+    per-tool modules under `<package>.tools`; `entry`: the tools chains start from (x-kopa.entry)."""
 
-    def __init__(self, package: str, listing: Path, names: Iterable[str]) -> None:
+    def __init__(self, package: str, listing: Path, names: Iterable[str], entry: Iterable[str] = ()) -> None:
         self.package = package
         self.listing = listing
         self.names = tuple(names)
+        self.entry = tuple(entry)
 
     @functools.cached_property
     def tools(self) -> list[dict[str, Any]]:

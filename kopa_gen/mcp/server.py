@@ -9,7 +9,7 @@ may be opened at a connection's first call, one set per connection, by passing a
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -20,9 +20,20 @@ from mcp.server.context import ServerRequestContext
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from kopa_gen.client.redaction import redact
+from kopa_gen.mcp.boundary import echo_name
 from kopa_gen.mcp.catalog import Catalog
 from kopa_gen.mcp.generated import generated_module
-from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome, unknown_tool
+from kopa_gen.mcp.search import (
+    CALL_TOOL,
+    SEARCH_TOOL,
+    ToolIndex,
+    ToolsMode,
+    call_tool,
+    found,
+    search_tool,
+    unwrapped,
+)
+from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome, result_text, unknown_tool
 
 if TYPE_CHECKING:
     from kopa_gen.client.client import PlatformClient
@@ -77,14 +88,36 @@ async def _close(boxes: Sequence[ToolBox]) -> None:
         await box.client.aclose()
 
 
-def build_server(name: str, title: str, catalogs: Sequence[Catalog], toolboxes: ToolBoxes) -> Server[Any]:
-    tools = [tool for catalog in catalogs for tool in catalog.tools]
+def build_server(
+    name: str,
+    title: str,
+    catalogs: Sequence[Catalog],
+    toolboxes: ToolBoxes,
+    mode: ToolsMode = "all",
+    only: Collection[str] | None = None,
+) -> Server[Any]:
+    """`mode` (kopa_gen/mcp/search.py): `all` lists every tool; `task` the tools named in `only` (a task's
+    list), the others unknown; `search` the catalogs' entry tools, `search_tools` and `call_tool`, which reach
+    every tool."""
+    every = [tool for catalog in catalogs for tool in catalog.tools]
+    tools = every
+    index: ToolIndex | None = None
+    if mode == "task":
+        if only is None:
+            raise ValueError("task mode lists a task's tools: give them")
+        tools = [tool for tool in every if tool["name"] in only]
+    elif mode == "search":
+        pinned = {name for catalog in catalogs for name in catalog.entry}
+        index = ToolIndex.of(every)
+        tools = [tool for tool in every if tool["name"] in pinned]
+        tools += [search_tool(len(every)), call_tool()]
     # The SDK takes a handler's result as wire data and validates it against the protocol version itself, so
     # the frozen listing goes out without building a Tool model per tool (2,000 tools: ~0.6 s saved per list).
     # The envelope (ttlMs, cacheScope, resultType) is the model's own default dump.
     envelope = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json", exclude_none=True)
     listed = cast(types.ListToolsResult, {**envelope, "tools": tools})
     schemas: dict[str, Mapping[str, Any]] = {tool["name"]: tool["inputSchema"] for tool in tools}
+    reachable = {tool["name"] for tool in every} if index is not None else set(schemas)
     opened = _PerClient(toolboxes)
 
     async def on_list_tools(
@@ -95,7 +128,24 @@ def build_server(name: str, title: str, catalogs: Sequence[Catalog], toolboxes: 
     async def call(
         ctx: ServerRequestContext[Any], name: str, arguments: Mapping[str, Any] | None
     ) -> ToolOutcome:
-        if name not in schemas:
+        if index is not None and name == SEARCH_TOOL:
+            data, problem = found(index, arguments)
+            if data is None:
+                return ToolOutcome(True, str(problem), error_code="bad_arguments", category="bad_param")
+            return ToolOutcome(False, result_text(data), data)
+        if index is not None and name == CALL_TOOL:
+            inner = unwrapped(arguments)
+            if isinstance(inner, str):
+                return ToolOutcome(True, inner, error_code="bad_arguments", category="bad_param")
+            name, arguments = inner
+            if name not in reachable:
+                return ToolOutcome(
+                    True,
+                    f"unknown tool {echo_name(name)}; find tools with {SEARCH_TOOL}",
+                    error_code="unknown_tool",
+                    category="bad_param",
+                )
+        elif name not in schemas:
             return unknown_tool(name, schemas)
         try:
             boxes = await opened(ctx)
@@ -147,7 +197,11 @@ def build_server(name: str, title: str, catalogs: Sequence[Catalog], toolboxes: 
 
 
 def platforms_server(
-    root: Path, platform_ids: Sequence[str], open_clients: Callable[[], Mapping[str, PlatformClient]]
+    root: Path,
+    platform_ids: Sequence[str],
+    open_clients: Callable[[], Mapping[str, PlatformClient]],
+    mode: ToolsMode = "all",
+    only: Collection[str] | None = None,
 ) -> Server[Any]:
     """One server for the tools of several platforms of the project at `root` (tool names are unique across a
     project); the clients are opened at the first call. A single platform keeps its own server name and title."""
@@ -161,4 +215,4 @@ def platforms_server(
         name, title = f"kopa-{modules[0].PLATFORM}", modules[0].TITLE
     else:
         name, title = "kopa", "kopa-gen: " + ", ".join(module.TITLE for module in modules)
-    return build_server(name, str(title), [module.CATALOG for module in modules], toolboxes)
+    return build_server(name, str(title), [module.CATALOG for module in modules], toolboxes, mode, only)

@@ -198,7 +198,7 @@ def _items(walk: Walk, call: GoldCall, walker: Walker, loc: tuple[str | int, ...
 
 async def _send(session: Session, units: list[Unit]) -> None:
     first = len(session.calls)
-    outcomes = await asyncio.gather(*(session.call(u.call.tool, u.args) for u in units))
+    outcomes = await asyncio.gather(*(session.reach(u.call.tool, u.args) for u in units))
     for k, (unit, outcome) in enumerate(zip(units, outcomes, strict=True)):
         unit.index = first + k
         unit.text = outcome.text

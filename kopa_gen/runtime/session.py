@@ -20,6 +20,16 @@ from kopa_gen.language.kopa import Category
 from kopa_gen.mcp.boundary import check_arguments, echo_name
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.mcp.render import Rendering
+from kopa_gen.mcp.search import (
+    CALL_TOOL,
+    SEARCH_TOOL,
+    ToolIndex,
+    ToolsMode,
+    call_tool,
+    found,
+    search_tool,
+    unwrapped,
+)
 from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome, Unparsed, not_json
 from kopa_gen.project import Project
 from kopa_gen.sandbox.config import SandboxConfig
@@ -78,6 +88,17 @@ SUBMITTED = "submitted"
 """The `structured` key of a submission's call record: the arguments as the channel read them."""
 
 
+def _listing(project: Project, pid: str) -> Path:
+    return project.root / "generated" / "servers" / pid / "tools.json"
+
+
+@functools.lru_cache(maxsize=8)
+def _index(listings: tuple[Path, ...]) -> ToolIndex:
+    """The search index over the frozen tools of a set of platforms, built once per process (episodes over the
+    same platforms share it)."""
+    return ToolIndex.of([t for path in listings for t in frozen_tools(path)])
+
+
 @dataclass
 class Session:
     """Use as `async with Session.open(project, ["dart", "workspace"], max_calls=12) as s: await s.call(...)`."""
@@ -98,6 +119,8 @@ class Session:
     # how results reach the model: compact, cut at the tool-result budget (kopa_gen/mcp/render.py)
     rendering: Rendering = field(default_factory=Rendering)
     stop_on_infrastructure: bool = False
+    mode: ToolsMode = "task"  # how the tools meet the model (kopa_gen/mcp/search.py)
+    index: ToolIndex | None = None  # search mode: every tool of the platforms opened, for search_tools
     """Raise InfrastructureError after logging a call the environment failed (a sandbox error, a platform's 5xx or
     time-out past every retry): an eval ends such an episode at once and runs it again later. Off where failures
     are the point (EDGE's probes inject faults) and for a single call (it answers with the tool error)."""
@@ -110,6 +133,7 @@ class Session:
         *,
         max_calls: int | None = None,
         tools: Sequence[str] | None = None,
+        mode: ToolsMode = "task",
         live: bool = False,
         sandbox: SandboxConfig | None = None,
         world_seed: int | None = None,
@@ -122,7 +146,9 @@ class Session:
         the workspace, which always live in the session's sandbox). `retry` overrides the clients' retry policy
         in the sandbox (EDGE probes turn retries off so that injected faults reach the posterior). `channel` adds
         the answer tool (submit mode); without it the episode ends with a text reply. `result_chars` is the
-        tool-result budget (None: results are never cut)."""
+        tool-result budget (None: results are never cut). `mode` says which tools the model sees: `task` the given
+        `tools` (every tool of `platforms` when None), `all` every tool of `platforms`, `search` their entry
+        tools beside `search_tools` and `call_tool`, which reach every tool of `platforms`."""
         box = open_sandbox(project, sandbox, world_seed)
         toolboxes: dict[str, ToolBox] = {}
         clients: list[PlatformClient] = []
@@ -130,8 +156,13 @@ class Session:
             client = platform_client(project, pid, live, box, retry)
             clients.append(client)
             toolboxes[pid] = generated_module(pid, root=project.root).create_toolbox(client)
-        exposed = frozenset(tools) if tools is not None else None
+        exposed = frozenset(tools) if tools is not None and mode == "task" else None
+        index = None
+        if mode == "search":
+            index = _index(tuple(_listing(project, pid) for pid in platforms))
+            exposed = frozenset(tool for pid in platforms for tool in project.platform(pid).kopa.entry)
         session = cls(project, tuple(platforms), box, toolboxes, clients, max_calls, exposed, channel)
+        session.mode, session.index = mode, index
         session.rendering = Rendering(result_chars)
         session.stop_on_infrastructure = stop_on_infrastructure
         return session
@@ -147,11 +178,14 @@ class Session:
             await client.aclose()
 
     def tools(self) -> list[dict[str, Any]]:
-        """The exposed tools exactly as frozen in tools.json (MCP wire format)."""
+        """The exposed tools exactly as frozen in tools.json (MCP wire format); in search mode the entry tools,
+        then `search_tools` and `call_tool`."""
         out: list[dict[str, Any]] = []
         for pid in self.platforms:
-            path = self.project.root / "generated" / "servers" / pid / "tools.json"
+            path = _listing(self.project, pid)
             out.extend(t for t in frozen_tools(path) if self.exposed is None or t["name"] in self.exposed)
+        if self.index is not None:
+            out += [search_tool(len(self.index.tools)), call_tool()]
         if self.channel is not None:
             out.append(self.channel.tool())
         return out
@@ -160,18 +194,35 @@ class Session:
     def exhausted(self) -> bool:
         return self.max_calls is not None and self.started >= self.max_calls
 
-    def _toolbox(self, tool: str) -> ToolBox | None:
-        if self.exposed is not None and tool not in self.exposed:
+    def _toolbox(self, tool: str, hidden: bool = False) -> ToolBox | None:
+        if not hidden and self.exposed is not None and tool not in self.exposed:
             return None
         return next((b for b in self.toolboxes.values() if tool in b.bindings), None)
 
+    async def reach(self, tool: str, arguments: Any) -> ToolOutcome:
+        """Call a platform tool the way this session's model would: by name where it is listed, else (search
+        mode) through `call_tool`. What scripted policies use, so they run in every mode."""
+        if self.index is not None and self.exposed is not None and tool not in self.exposed:
+            return await self.call(CALL_TOOL, {"name": tool, "arguments": arguments})
+        return await self.call(tool, arguments)
+
     async def call(self, tool: str, arguments: Any) -> ToolOutcome:
         """Run one tool call. Every outcome, including an unknown tool or a used-up budget, is a ToolOutcome that
-        goes back to the model; the call is logged either way."""
+        goes back to the model; the call is logged either way. In search mode a `search_tools` call is logged and
+        not counted in the budget; a `call_tool` call is logged as the tool it calls."""
         start = time.perf_counter()
         if self.channel is not None and tool == self.channel.name:
             return self._submit(arguments, start)
-        box = self._toolbox(tool)
+        hidden = False
+        if self.index is not None and tool == SEARCH_TOOL:
+            return self._search(arguments, start)
+        if self.index is not None and tool == CALL_TOOL and not isinstance(arguments, Unparsed):
+            inner = unwrapped(arguments)
+            if isinstance(inner, str):
+                return self._refused(tool, arguments, inner, start)
+            tool, arguments = inner
+            hidden = True
+        box = self._toolbox(tool, hidden)
         over = self.exhausted
         if not over:
             self.started += 1
@@ -194,6 +245,14 @@ class Session:
             arguments, Unparsed
         ):  # said first: the name may be a casualty of the same broken text
             outcome = not_json(tool or "the tool call", arguments)
+        elif box is None and self.index is not None:
+            outcome = ToolOutcome(
+                True,
+                f"unknown tool {echo_name(tool)}; find tools with {SEARCH_TOOL} and call one with {CALL_TOOL} "
+                '{"name": ..., "arguments": {...}}',
+                None,
+                "unknown_tool",
+            )
         elif box is None:
             names = ", ".join(sorted(t["name"] for t in self.tools()))
             outcome = ToolOutcome(
@@ -220,6 +279,43 @@ class Session:
         )
         if self.stop_on_infrastructure and outcome.category == Category.SERVER.value:
             raise InfrastructureError(f"call {index + 1} ({tool}): {outcome.text}")
+        return outcome
+
+    def _search(self, arguments: Any, start: float) -> ToolOutcome:
+        """A `search_tools` call: logged, not counted in the budget (finding a tool is not a call of the chain),
+        and refused, like any call, once the episode's answer is in."""
+        assert self.index is not None
+        if isinstance(arguments, Unparsed):
+            return self._refused(SEARCH_TOOL, arguments, not_json(SEARCH_TOOL, arguments).text, start)
+        if self.submissions:
+            text = "the answer was submitted: the episode is over, no more calls run"
+            return self._log(SEARCH_TOOL, arguments, ToolOutcome(True, text, None, "submitted"), start)
+        data, problem = found(self.index, arguments)
+        if data is None:
+            return self._refused(SEARCH_TOOL, arguments, str(problem), start)
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        return self._log(SEARCH_TOOL, arguments, ToolOutcome(False, text, data), start)
+
+    def _refused(self, tool: str, arguments: Any, text: str, start: float) -> ToolOutcome:
+        """A malformed search-mode call: a tool error naming the fix, logged and counted like any failed call."""
+        self.started += 1
+        return self._log(tool, arguments, ToolOutcome(True, text, None, "bad_arguments", "bad_param"), start)
+
+    def _log(self, tool: str, arguments: Any, outcome: ToolOutcome, start: float) -> ToolOutcome:
+        index = len(self.calls)
+        elapsed = (time.perf_counter() - start) * 1000
+        self.calls.append(
+            CallRecord(
+                index,
+                tool,
+                arguments,
+                outcome.is_error,
+                outcome.text,
+                outcome.structured,
+                outcome.error_code,
+                elapsed,
+            )
+        )
         return outcome
 
     def _submit(self, arguments: Any, start: float) -> ToolOutcome:
