@@ -145,3 +145,48 @@ async def test_search_mode_over_stdio(project: Project, world: BuiltWorld) -> No
         assert called.structured_content is not None and called.structured_content["code"]
         unknown = await client.call_tool(CALL_TOOL, {"name": "nope_tool"})
         assert unknown.is_error
+
+
+@pytest.mark.anyio
+async def test_the_listing_leaves_out_output_schemas_unless_asked_and_they_still_validate(
+    project: Project, sandbox: Any
+) -> None:
+    """The default listing is the frozen tools less their output schemas (measured: the bytes it saves); with
+    output_schemas it is tools.json exactly, and a real result validates against the trimmed schema."""
+    import jsonschema
+
+    from kopa_gen.compose import sandbox_client
+    from kopa_gen.mcp.generated import generated_module
+    from kopa_gen.mcp.server import build_server
+
+    full = compact = 0
+    for p in project.platforms:
+        tools = listing(project, p.id)
+        full += len(json.dumps(tools, ensure_ascii=False))
+        compact += len(
+            json.dumps(
+                [{k: v for k, v in t.items() if k != "outputSchema"} for t in tools], ensure_ascii=False
+            )
+        )
+    assert compact < 0.5 * full, (compact, full)
+    pid = "region" if "region" in {p.id for p in project.platforms} else project.platforms[0].id
+    module = generated_module(pid)
+    async with sandbox_client(sandbox, pid) as http:
+        box = module.create_toolbox(http)
+        for schemas in (False, True):
+            server = build_server("t", "t", [module.CATALOG], [box], output_schemas=schemas)
+            async with Client(server, mode="legacy") as client:
+                wire = [
+                    t.model_dump(by_alias=True, exclude_none=True, mode="json")
+                    for t in (await client.list_tools()).tools
+                ]
+                frozen = listing(project, pid)
+                assert wire == (
+                    frozen
+                    if schemas
+                    else [{k: v for k, v in t.items() if k != "outputSchema"} for t in frozen]
+                )
+        tool = frozen[0]
+        outcome = await box.call(tool["name"], {})
+        assert not outcome.is_error, outcome.text
+        jsonschema.validate(outcome.structured, tool["outputSchema"])

@@ -49,6 +49,7 @@ class ServeOptions:
     allowed_origin: list[str] = field(default_factory=list)
     tools_mode: Literal["all", "task", "search"] = "all"
     task: str | None = None
+    output_schemas: bool = False
 
     def __post_init__(self) -> None:
         if (self.tools_mode == "task") != (self.task is not None):
@@ -145,7 +146,7 @@ def cmd_serve(o: ServeOptions) -> int:
     if o.task is not None:
         task = project_once().task(o.task)
         only = task.tools or [c.tool for step in task.gold for c in step.calls]
-    server = platforms_server(root, o.platforms, open_clients, o.tools_mode, only)
+    server = platforms_server(root, o.platforms, open_clients, o.tools_mode, only, o.output_schemas)
     if o.transport == "stdio":
         from mcp.server.stdio import stdio_server
 
@@ -395,6 +396,11 @@ def add_commands(sub: Subparsers) -> None:
     )
     s.add_argument(
         "--task", metavar="ID", help="with --tools-mode task: the benchmark task whose tools to list"
+    )
+    s.add_argument(
+        "--output-schemas",
+        action="store_true",
+        help="list each tool's output schema too (left out by default: three quarters of the listing's bytes)",
     )
     s.set_defaults(func=lambda args: cmd_serve(parse(ServeOptions, args)))
 

@@ -95,10 +95,12 @@ def build_server(
     toolboxes: ToolBoxes,
     mode: ToolsMode = "all",
     only: Collection[str] | None = None,
+    output_schemas: bool = False,
 ) -> Server[Any]:
     """`mode` (kopa_gen/mcp/search.py): `all` lists every tool; `task` the tools named in `only` (a task's
     list), the others unknown; `search` the catalogs' entry tools, `search_tools` and `call_tool`, which reach
-    every tool."""
+    every tool. The listing leaves out the tools' output schemas (three quarters of its bytes, read by no model)
+    unless `output_schemas`; results are the same either way."""
     every = [tool for catalog in catalogs for tool in catalog.tools]
     tools = every
     index: ToolIndex | None = None
@@ -115,6 +117,8 @@ def build_server(
     # the frozen listing goes out without building a Tool model per tool (2,000 tools: ~0.6 s saved per list).
     # The envelope (ttlMs, cacheScope, resultType) is the model's own default dump.
     envelope = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json", exclude_none=True)
+    if not output_schemas:
+        tools = [{k: v for k, v in tool.items() if k != "outputSchema"} for tool in tools]
     listed = cast(types.ListToolsResult, {**envelope, "tools": tools})
     schemas: dict[str, Mapping[str, Any]] = {tool["name"]: tool["inputSchema"] for tool in tools}
     reachable = {tool["name"] for tool in every} if index is not None else set(schemas)
@@ -202,6 +206,7 @@ def platforms_server(
     open_clients: Callable[[], Mapping[str, PlatformClient]],
     mode: ToolsMode = "all",
     only: Collection[str] | None = None,
+    output_schemas: bool = False,
 ) -> Server[Any]:
     """One server for the tools of several platforms of the project at `root` (tool names are unique across a
     project); the clients are opened at the first call. A single platform keeps its own server name and title."""
@@ -215,4 +220,5 @@ def platforms_server(
         name, title = f"kopa-{modules[0].PLATFORM}", modules[0].TITLE
     else:
         name, title = "kopa", "kopa-gen: " + ", ".join(module.TITLE for module in modules)
-    return build_server(name, str(title), [module.CATALOG for module in modules], toolboxes, mode, only)
+    catalogs = [module.CATALOG for module in modules]
+    return build_server(name, str(title), catalogs, toolboxes, mode, only, output_schemas)
