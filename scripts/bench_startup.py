@@ -82,14 +82,15 @@ def ours(catalogue: Catalogue) -> list[str]:
 
 
 def fastmcp_documents(catalogue: Catalogue, folder: Path, strip: bool) -> list[str]:
-    """The catalogue's OpenAPI documents as JSON files (optionally without x-kopa), for the FastMCP launcher."""
-    import yaml
+    """The catalogue's OpenAPI documents as JSON files (optionally without x-kopa), for the FastMCP launcher: each
+    platform's document as loaded, bulk catalogs expanded into ordinary paths (the openapi.yaml of a catalog
+    platform alone has almost none), so both sides list the same operations."""
+    from kopa_gen.project import load_project
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    project = load_project(catalogue.root)
     paths = []
     for pid in catalogue.platforms:
-        spec = catalogue.root / "specs" / "platforms" / pid / "openapi.yaml"
-        doc = yaml.load(spec.read_text(encoding="utf-8"), Loader=loader)
+        doc = project.platform(pid).doc
         if strip:
             doc = strip_extensions(doc)
         out = folder / f"{pid}{'-stripped' if strip else ''}.json"
@@ -107,8 +108,13 @@ def strip_extensions(node: Any) -> Any:
     return node
 
 
+FASTMCP_PYTHON = os.environ.get("FASTMCP_PYTHON") or sys.executable
+"""The interpreter of the FastMCP side: `FASTMCP_PYTHON=/path/to/venv/bin/python` keeps fastmcp (and the mcp and
+pydantic versions it pins) out of this project's environment."""
+
+
 def fastmcp(documents: list[str]) -> list[str]:
-    return [sys.executable, str(Path(__file__).resolve()), "fastmcp-serve", *documents]
+    return [FASTMCP_PYTHON, str(Path(__file__).resolve()), "fastmcp-serve", *documents]
 
 
 def fastmcp_serve(documents: list[str]) -> None:
@@ -147,7 +153,7 @@ def scale_catalogue(folder: Path, copies: int | None) -> Catalogue:
 
 
 async def bench(catalogues: list[Catalogue], repeat: int, work: Path) -> None:
-    has_fastmcp = importlib.util.find_spec("fastmcp") is not None
+    has_fastmcp = FASTMCP_PYTHON != sys.executable or importlib.util.find_spec("fastmcp") is not None
     if not has_fastmcp:
         print(
             "fastmcp is not installed (pip install fastmcp); the FastMCP column is skipped.", file=sys.stderr
@@ -206,11 +212,14 @@ def main() -> int:
     parser.add_argument(
         "--copies", type=int, default=None, help="copies of every real operation in the fixture"
     )
+    parser.add_argument("--real-only", action="store_true", help="only this repository's own specs")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="kopa-bench-startup-") as tmp:
         work = Path(tmp)
         fixture = Path(args.fixture) if args.fixture else work / "scale"
-        catalogues = [real_catalogue(), scale_catalogue(fixture, args.copies)]
+        catalogues = [real_catalogue()]
+        if not args.real_only:
+            catalogues.append(scale_catalogue(fixture, args.copies))
         asyncio.run(bench(catalogues, args.repeat, work))
     return 0
 

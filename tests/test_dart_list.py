@@ -100,7 +100,7 @@ async def test_last_report_only_leaves_out_superseded_originals(
 
 @pytest.mark.anyio
 async def test_sort_and_direction(project: Project, sandbox: Sandbox) -> None:
-    window = {"bgn_de": "20250301", "end_de": "20250331"}
+    window = {"bgn_de": "20250303", "end_de": "20250304"}  # two days: 674 rows, 7 pages of 100
 
     def keys(body: dict[str, Any], field: str) -> list[tuple[str, str]]:
         return [(r[field], r["rcept_no"]) for r in body["list"]]
