@@ -153,7 +153,7 @@ def scale_catalogue(folder: Path, copies: int | None) -> Catalogue:
 
 
 async def bench(catalogues: list[Catalogue], repeat: int, work: Path) -> None:
-    has_fastmcp = FASTMCP_PYTHON != sys.executable or importlib.util.find_spec("fastmcp") is not None
+    has_fastmcp = sys.executable != FASTMCP_PYTHON or importlib.util.find_spec("fastmcp") is not None
     if not has_fastmcp:
         print(
             "fastmcp is not installed (pip install fastmcp); the FastMCP column is skipped.", file=sys.stderr

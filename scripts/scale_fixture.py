@@ -76,6 +76,8 @@ def replicate(doc: dict[str, Any], copies: int) -> dict[str, Any]:
                 assert len(op["x-kopa"]["tool"]) <= 64, op["x-kopa"]["tool"]
             paths[f"/{tag}{path}"] = clone
     out["paths"] = paths
+    # the entry tools (search mode's pinned ones) are the first copy's
+    out["x-kopa"]["entry"] = [new + t[len(old) :] + "_r001" for t in doc["x-kopa"].get("entry", [])]
     return out
 
 
@@ -87,7 +89,11 @@ def write_scale_project(root: Path, copies: int | None = None) -> int:
     if specs.exists():
         shutil.rmtree(specs)
     shutil.copytree(REPO / "specs" / "world", specs / "world")
-    shutil.copy(REPO / "specs" / "domains.yaml", specs / "domains.yaml")
+    domains = _load(REPO / "specs" / "domains.yaml")
+    held = domains.get("held_out") or {}
+    if held.get("platforms"):  # the held-out platforms' synthetic copies
+        held["platforms"] = [pid + SUFFIX for pid in held["platforms"]]
+    (specs / "domains.yaml").write_text(yaml.safe_dump(domains, allow_unicode=True), encoding="utf-8")
     total = 0
     for pid, doc in real_specs().items():
         scaled = replicate(doc, copies)

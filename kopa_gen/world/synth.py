@@ -38,6 +38,7 @@ from kopa_gen.language.world import (
 ROW = "_n"  # the serial every synthesised table orders by
 DATE_NAME = re.compile(r"(_de|_dt|Dt|_date|Date|YMD|Ymd|_ymd)$")
 CODE_NAME = re.compile(r"(_cd|_code|Cd|Code|_no|No|_id|Id|ID|CD|CODE)$")
+CAMEL_WORD = re.compile(r"[a-z0-9]([A-Z][a-z]*)$")  # the last word of a camelCase name: basYm -> Ym
 DIGITS = re.compile(r"^\^?\\d\{(\d+)\}\$?$|^\^?\[0-9\]\{(\d+)\}\$?$")
 
 
@@ -65,12 +66,37 @@ def column_gen(name: str, schema: dict[str, Any], entities: dict[str, ColumnGen]
     if kind == "number":
         low, high = float(schema.get("minimum", 0)), float(schema.get("maximum", 1000))
         return ColumnGen(uniform=[low, high], decimals=2)
+    if kind == "string":
+        known = _camel_case(name)
+        if known is not None:
+            return known
     digits = DIGITS.match(pattern)
     if digits or CODE_NAME.search(name):
         width = int(next(g for g in digits.groups() if g)) if digits else 6
         return ColumnGen(code=f"{{n:0{width}d}}")
     label = str(schema.get("description") or name).split("(")[0].split(",")[0].strip()[:20] or name
     return ColumnGen(code=label.replace("{", "{{").replace("}", "}}") + " {n}")
+
+
+def _camel_case(name: str) -> ColumnGen | None:
+    """data.go.kr's camelCase field names say what they hold by their last word: a year-month (`basYm`), a year
+    (`bizYr`), a Y/N flag (`impYn`), an amount or count (`trPrc`, `bondBal`, `acdnCnt`), a rate (`fltRt`).
+    Served as text, as those services send them."""
+    word = CAMEL_WORD.search(name)
+    if word is None:
+        return None
+    last = word.group(1)
+    if last == "Ym":
+        return ColumnGen(date=["today-3650", "today-1"], format="%Y%m")
+    if last in ("Yr", "Year"):
+        return ColumnGen(date=["today-3650", "today-1"], format="%Y")
+    if last == "Yn":
+        return ColumnGen(choice=["Y", "N"])
+    if last in ("Rt", "Rto", "Rate"):
+        return ColumnGen(uniform=[0.0, 100.0], decimals=2)
+    if last in ("Amt", "Cnt", "Qty", "Bal", "Prc", "Vol", "Sum", "Tot", "Num"):
+        return ColumnGen(integer=[0, 1_000_000])
+    return None
 
 
 def synthesize(

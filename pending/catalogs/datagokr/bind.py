@@ -1,0 +1,197 @@
+"""Write a platform's data.go.kr catalog (specs/platforms/<platform>/catalog.yaml) from a draft of this folder.
+
+    python pending/catalogs/datagokr/bind.py fsc              # fsc.yaml -> specs/platforms/fsc/catalog.yaml
+    kopa-gen build && python pending/catalogs/datagokr/bind.py --examples fsc   # sample arguments from the rows
+
+What is bound, and what is not (counted on stderr, and in the catalog's header):
+- an operation the spec already has by hand (same path) is left to it;
+- an operation whose source names no row field is left out: its rows would be invented;
+- a parameter that selects on a field the source does not list is left out (the sandbox could not apply it, and
+  ignoring it would answer wrong rows); so is a `begin`/`end` range on a field that is not a date (the real
+  service compares numbers, the sandbox's text would compare digits);
+- `beginX` is `X >= value`, `endX` is `X < value`, `likeX` is `X contains value`, anything else equality on the
+  field of its own name (data.go.kr's 금융위원회 convention, as the bound operations' guides state it).
+Each dataset keeps its provenance (one-source: data-go-kr-client 4.16.0) and says how many fields a row has by the
+source (`field_count`) where it lists only some.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+DATE = re.compile(r"(Dt|Ymd|Ym|Yr|Year|Dd|Mm)$")
+RANGE = {"begin": "gte", "end": "lt", "like": "contains"}
+# Values for the required arguments no platform example covers (a value the argument takes, not a row's value).
+REQUIRED_EXAMPLES: dict[str, str] = {
+    "bondIsurNm": "삼성전자",
+    "stckIssuCmpyNm": "삼성전자",
+    "nowVhclNo": "12가3456",
+    "ntnlAstLctnSidoNm": "서울특별시",
+}
+
+
+def lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def selects(name: str, fields: set[str]) -> tuple[str, str] | None:
+    """(field, match) the parameter selects on, or None when the source does not name its field."""
+    for prefix, match in RANGE.items():
+        if name.startswith(prefix) and name[len(prefix) : len(prefix) + 1].isupper():
+            field = lower_first(name[len(prefix) :])
+            if field not in fields:
+                return None
+            if match != "contains" and not DATE.search(field):
+                return None  # a numeric range the sandbox's text columns would compare as text
+            return field, match
+    return (name, "eq") if name in fields else None
+
+
+def example(name: str) -> str:
+    """A value a required argument takes (dates of the world's year, a name the world has)."""
+    if name in REQUIRED_EXAMPLES:
+        return REQUIRED_EXAMPLES[name]
+    bare = name.removeprefix("like")
+    if bare.endswith(("Ym",)):
+        return "202610"
+    if bare.endswith(("Yr", "Year")):
+        return "2025"
+    if bare.endswith(("Dt", "Ymd")):
+        return "2026" if name.startswith("like") else "20261127"
+    raise SystemExit(f"no example for required parameter {name!r}: add one to REQUIRED_EXAMPLES")
+
+
+def bind(draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str]) -> tuple[list[Any], dict[str, int]]:
+    bound_paths = set(spec.get("paths") or {})
+    tools = {
+        op["x-kopa"]["tool"]
+        for item in (spec.get("paths") or {}).values()
+        for op in item.values()
+        if isinstance(op, dict) and "x-kopa" in op
+    }
+    out: list[Any] = []
+    counts = {"drafted": 0, "by hand": 0, "no fields": 0, "bound": 0, "params left out": 0, "params": 0}
+    for ds in draft["datasets"]:
+        counts["drafted"] += 1
+        if "/" + ds["code"] in bound_paths:
+            counts["by hand"] += 1
+            continue
+        if not ds.get("fields"):
+            counts["no fields"] += 1
+            continue
+        if ds["tool"] in tools:
+            raise SystemExit(f"tool {ds['tool']} of {ds['code']} is taken by a hand-written operation")
+        fields = [{"name": f["name"], "description": f.get("description", "")} for f in ds["fields"]]
+        names = {f["name"] for f in fields}
+        params: list[dict[str, Any]] = []
+        examples: dict[str, list[str]] = {}
+        for p in ds.get("params", []):
+            counts["params"] += 1
+            hit = selects(p["name"], names)
+            if hit is None:
+                counts["params left out"] += 1
+                continue
+            field, match = hit
+            param: dict[str, Any] = {"name": p["name"], "description": p.get("description", "")}
+            if p.get("type", "string") != "string":
+                param["type"] = p["type"]
+            if p.get("required"):
+                param["required"] = True
+                if p["name"] not in platform_examples:
+                    examples[p["name"]] = [example(p["name"])]
+            if match != "eq":
+                param["match"] = match
+            if field != p["name"]:
+                param["field"] = field
+            params.append(param)
+        entry: dict[str, Any] = {
+            "code": ds["code"],
+            "tool": ds["tool"],
+            "summary": ds["summary"],
+            "description": ds.get("description", ""),
+            "params": params,
+            "fields": fields,
+        }
+        provenance = dict(ds["provenance"])
+        if ds.get("field_count") and ds["field_count"] > len(fields):
+            provenance["field_count"] = ds["field_count"]
+        entry["provenance"] = provenance
+        if examples:
+            entry["examples"] = examples
+        out.append(entry)
+        counts["bound"] += 1
+    return out, counts
+
+
+def examples_from_world(pid: str) -> None:
+    """Second pass, after `kopa-gen build`: give each dataset the sample arguments its per-tool tests and EDGE start
+    from, read from its own synthesised rows (the first row with the values needed), so that every tool finds data
+    with its examples. The world is seeded: the same spec gives the same rows, hence the same examples."""
+    import sqlite3
+
+    from kopa_gen.language.platform import tool_params
+    from kopa_gen.project import load_project
+    from kopa_gen.world.build import ensure_world
+
+    path = REPO / "specs" / "platforms" / pid / "catalog.yaml"
+    text = path.read_text(encoding="utf-8")
+    head, _, body = text.partition("datasets:\n")
+    catalog = yaml.safe_load("datasets:\n" + body)
+    project = load_project(REPO)
+    platform = project.platform(pid)
+    paging = {platform.kopa.paging.page, platform.kopa.paging.size} if platform.kopa.paging else set()
+    db = sqlite3.connect(f"file:{ensure_world(project.world).path}?mode=ro", uri=True)
+    db.row_factory = sqlite3.Row
+    for ds in catalog["datasets"]:
+        op = platform.operation(ds["tool"])
+        assert op.kopa.source is not None
+        by_param = {f.param: f for f in op.kopa.source.filters}
+        args = [a for a in tool_params(platform.kopa, op) if a.name not in paging]
+        given = {**platform.kopa.examples, **ds.get("examples", {})}
+        wanted = [a.name for a in args if a.required] or [
+            next((a.name for a in args if a.name in given), "")
+        ]
+        wanted = [name for name in wanted if name]
+        if not wanted:
+            continue
+        columns = [by_param[name].column for name in wanted]
+        where = " AND ".join(f'"{c}" IS NOT NULL' for c in columns)
+        row = db.execute(f'SELECT * FROM "{op.kopa.source.table}" WHERE {where} ORDER BY rowid LIMIT 1').fetchone()
+        if row is None:
+            continue
+        own = dict(ds.get("examples", {}))
+        for name, column in zip(wanted, columns, strict=True):
+            value = str(row[column])
+            own[name] = ["9" * len(value) if by_param[name].match == "lt" else value]  # `< value` excludes it
+        ds["examples"] = own
+    db.close()
+    path.write_text(head + yaml.safe_dump(catalog, allow_unicode=True, sort_keys=False, width=120), encoding="utf-8")
+
+
+def main() -> None:
+    if sys.argv[1] == "--examples":
+        examples_from_world(sys.argv[2])
+        return
+    pid = sys.argv[1]
+    draft = yaml.safe_load((HERE / f"{pid}.yaml").read_text(encoding="utf-8"))
+    spec_path = REPO / "specs" / "platforms" / pid / "openapi.yaml"
+    spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
+    platform_examples = set((spec.get("x-kopa") or {}).get("examples") or {})
+    datasets, counts = bind(draft, spec, platform_examples)
+    header = (HERE / "defaults" / f"{pid}.yaml").read_text(encoding="utf-8")
+    said = ", ".join(f"{k} {v}" for k, v in counts.items())
+    text = header.replace("{counts}", said)
+    text += yaml.safe_dump({"datasets": datasets}, allow_unicode=True, sort_keys=False, width=120)
+    (spec_path.parent / "catalog.yaml").write_text(text, encoding="utf-8")
+    print(f"{pid}: {said}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
