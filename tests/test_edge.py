@@ -93,8 +93,14 @@ def test_phase_a_is_deterministic(project: Project) -> None:
 
 def test_structural_failures_are_pruned_environmental_ones_survive(project: Project) -> None:
     """fsc with 30% injected faults: the crno hand-off from the company outline keeps working (its failures are
-    faults), the basDt hand-off from a year-end snapshot into daily stock prices finds nothing (structural)."""
-    config = small(("fsc",), 40, probe=ProbeConfig(fault_rate=0.3))
+    faults), the basDt hand-off from a year-end snapshot into daily stock prices finds nothing (structural). Over
+    the tools served from the declared world (the catalog's synthesised ones would dilute 40 iterations)."""
+    declared = tuple(
+        op.tool
+        for op in project.platform("fsc").operations
+        if op.kopa.source is not None and not op.kopa.source.table.startswith("auto_")
+    )
+    config = small(("fsc",), 40, probe=ProbeConfig(fault_rate=0.3), tools=declared)
     phase = asyncio.run(run_phase_a(project, OfflineScorer(), config))
     good = phase.edges["fsc_get_corp_outline->fsc_get_affiliates"]
     assert good.alive

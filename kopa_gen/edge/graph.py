@@ -32,6 +32,7 @@ from kopa_gen.edge.probe import ProbeConfig, ProbeResult, edge_id, has_data, roo
 from kopa_gen.edge.retriever import Retriever, RetrieverConfig
 from kopa_gen.edge.scorer import EdgeScorer, Examples, Kinds, Proposal, Samples
 from kopa_gen.edge.signatures import ToolSig, load_signatures, spec_hash
+from kopa_gen.language.diagnostics import NotFound
 from kopa_gen.language.synthesis import GraphDoc
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session
@@ -42,6 +43,7 @@ from kopa_gen.runtime.spread import Spread, run_jobs
 class GraphConfig:
     seed: int = 0
     platforms: tuple[str, ...] | None = None  # default: every platform with a benchmark domain
+    tools: tuple[str, ...] | None = None  # only these tools of those platforms (default: all of them)
     retriever: RetrieverConfig = field(default_factory=RetrieverConfig)
     posterior: PosteriorConfig = field(default_factory=PosteriorConfig)
     probe: ProbeConfig = field(default_factory=ProbeConfig)
@@ -440,6 +442,11 @@ async def run_phase_a(
 ) -> PhaseA:
     t0 = time.perf_counter()
     sigs = load_signatures(project, list(config.platforms) if config.platforms else None)
+    if config.tools is not None:
+        unknown = sorted(set(config.tools) - {s.name for s in sigs})
+        if unknown:
+            raise NotFound(f"no tool {', '.join(unknown)} on the platforms of the graph")
+        sigs = [s for s in sigs if s.name in config.tools]
     examples = examples_of(project, sigs)
     samples, starts, problems = await sample_tools(project, sigs, examples, config.seed, config.probe.live)
     t1 = time.perf_counter()

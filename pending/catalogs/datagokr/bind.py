@@ -5,7 +5,8 @@
 
 What is bound, and what is not (counted on stderr, and in the catalog's header):
 - an operation the spec already has by hand (same path) is left to it;
-- an operation whose source names no row field is left out: its rows would be invented;
+- an operation whose source names no row field is left out: its rows would be invented; so is one with a required
+  parameter that selects on a field the source does not name (served without it, it would answer every row);
 - a parameter that selects on a field the source does not list is left out (the sandbox could not apply it, and
   ignoring it would answer wrong rows); so is a `begin`/`end` range on a field that is not a date (the real
   service compares numbers, the sandbox's text would compare digits);
@@ -54,7 +55,7 @@ def selects(name: str, fields: set[str]) -> tuple[str, str] | None:
     return (name, "eq") if name in fields else None
 
 
-def example(name: str) -> str:
+def example(name: str) -> str | None:
     """A value a required argument takes (dates of the world's year, a name the world has)."""
     if name in REQUIRED_EXAMPLES:
         return REQUIRED_EXAMPLES[name]
@@ -65,7 +66,7 @@ def example(name: str) -> str:
         return "2025"
     if bare.endswith(("Dt", "Ymd")):
         return "2026" if name.startswith("like") else "20261127"
-    raise SystemExit(f"no example for required parameter {name!r}: add one to REQUIRED_EXAMPLES")
+    return None  # the second pass (--examples) reads one from the rows
 
 
 def bind(draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str]) -> tuple[list[Any], dict[str, int]]:
@@ -77,7 +78,15 @@ def bind(draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str
         if isinstance(op, dict) and "x-kopa" in op
     }
     out: list[Any] = []
-    counts = {"drafted": 0, "by hand": 0, "no fields": 0, "bound": 0, "params left out": 0, "params": 0}
+    counts = {
+        "drafted": 0,
+        "by hand": 0,
+        "no fields": 0,
+        "required on unnamed field": 0,
+        "bound": 0,
+        "params left out": 0,
+        "params": 0,
+    }
     for ds in draft["datasets"]:
         counts["drafted"] += 1
         if "/" + ds["code"] in bound_paths:
@@ -92,6 +101,9 @@ def bind(draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str
         names = {f["name"] for f in fields}
         params: list[dict[str, Any]] = []
         examples: dict[str, list[str]] = {}
+        if any(p.get("required") and selects(p["name"], names) is None for p in ds.get("params", [])):
+            counts["required on unnamed field"] += 1  # served without it, it would answer rows it never selects
+            continue
         for p in ds.get("params", []):
             counts["params"] += 1
             hit = selects(p["name"], names)
@@ -104,8 +116,9 @@ def bind(draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str
                 param["type"] = p["type"]
             if p.get("required"):
                 param["required"] = True
-                if p["name"] not in platform_examples:
-                    examples[p["name"]] = [example(p["name"])]
+                value = example(p["name"]) if p["name"] not in platform_examples else None
+                if value is not None:
+                    examples[p["name"]] = [value]
             if match != "eq":
                 param["match"] = match
             if field != p["name"]:
@@ -127,6 +140,12 @@ def bind(draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str
             entry["examples"] = examples
         out.append(entry)
         counts["bound"] += 1
+    # the same Korean name for operations of several services (TAGO's five 도시코드 목록 조회): say whose
+    titles = [str(op.get("summary", "")) for item in (spec.get("paths") or {}).values() for op in item.values()
+              if isinstance(op, dict)] + [d["summary"] for d in out]
+    for d in out:
+        if titles.count(d["summary"]) > 1:
+            d["summary"] = f"{d['summary']} ({d['code'].removeprefix('service/').split('/')[0]})"
     return out, counts
 
 
