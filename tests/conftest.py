@@ -51,3 +51,13 @@ def sandbox(project: Project, world: BuiltWorld) -> Iterator[Sandbox]:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def declared_tools(project: Project, pid: str) -> tuple[str, ...]:
+    """The platform's tools served from the declared world: its hand-written operations, without the catalog's
+    synthesised ones (hundreds on fsc), which a small phase A would spend its iterations on."""
+    return tuple(
+        op.tool
+        for op in project.platform(pid).operations
+        if op.kopa.source is not None and not op.kopa.source.table.startswith("auto_")
+    )

@@ -39,6 +39,7 @@ from kopa_gen.language.task import From, GoldStep, Task
 from kopa_gen.policies.double import ChatDouble, Reply, ToolCall
 from kopa_gen.project import Project, load_project
 from kopa_gen.runtime.answer import derive_answer
+from tests.conftest import declared_tools
 
 LEXICAL = RetrieverConfig(model="none")
 PLATFORMS = ("expressway", "juso", "neis", "region", "tago")  # two domains, lookups by name in each
@@ -64,9 +65,12 @@ def project() -> Project:
 
 @pytest.fixture(scope="module")
 def gstar(project: Project) -> GraphDoc:
+    tools = tuple(t for pid in PLATFORMS for t in declared_tools(project, pid))
     phase = asyncio.run(
         run_phase_a(
-            project, OfflineScorer(), small(PLATFORMS, 6, trials_per_edge=3, paths_per_iteration=None)
+            project,
+            OfflineScorer(),
+            small(PLATFORMS, 6, trials_per_edge=3, paths_per_iteration=None, tools=tools),
         )
     )
     assert not problems(phase)
@@ -95,12 +99,7 @@ def test_structural_failures_are_pruned_environmental_ones_survive(project: Proj
     """fsc with 30% injected faults: the crno hand-off from the company outline keeps working (its failures are
     faults), the basDt hand-off from a year-end snapshot into daily stock prices finds nothing (structural). Over
     the tools served from the declared world (the catalog's synthesised ones would dilute 40 iterations)."""
-    declared = tuple(
-        op.tool
-        for op in project.platform("fsc").operations
-        if op.kopa.source is not None and not op.kopa.source.table.startswith("auto_")
-    )
-    config = small(("fsc",), 40, probe=ProbeConfig(fault_rate=0.3), tools=declared)
+    config = small(("fsc",), 40, probe=ProbeConfig(fault_rate=0.3), tools=declared_tools(project, "fsc"))
     phase = asyncio.run(run_phase_a(project, OfflineScorer(), config))
     good = phase.edges["fsc_get_corp_outline->fsc_get_affiliates"]
     assert good.alive

@@ -40,6 +40,7 @@ from kopa_gen.language.settings import EndpointSettings
 from kopa_gen.language.task import Task
 from kopa_gen.policies.double import ChatDouble, Fail, Raw, Reply, Step
 from kopa_gen.project import Project, load_project
+from tests.conftest import declared_tools, repository_project
 
 KEY_ENV = "KOPA_TEST_EDGE_LLM_KEY"
 FAKE_KEY = "sk-edge-double-7f3a91c2"
@@ -412,6 +413,7 @@ async def test_a_failing_endpoint_keeps_the_composed_question_and_says_so(task: 
 def small_fsc() -> GraphConfig:
     return GraphConfig(
         platforms=("fsc",),
+        tools=declared_tools(repository_project(), "fsc"),
         retriever=RetrieverConfig(model="none"),
         max_iterations=3,
         min_iterations=3,

@@ -18,6 +18,7 @@ from kopa_gen.evaluate.runner import EvalConfig, run_eval
 from kopa_gen.project import Project
 from kopa_gen.runtime.spread import Spread, batch_size
 from kopa_gen.world.build import BuiltWorld
+from tests.conftest import declared_tools
 
 TIMINGS = {"elapsed_s", "elapsed_ms"}
 
@@ -57,6 +58,7 @@ def _eval(project: Project, out: Path, spread: Spread) -> dict[str, Any]:
 def _graph(project: Project, spread: Spread) -> str:
     config = GraphConfig(
         platforms=("fsc",),
+        tools=declared_tools(project, "fsc"),
         retriever=RetrieverConfig(model="none"),
         max_iterations=2,
         min_iterations=2,
