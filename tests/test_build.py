@@ -30,12 +30,16 @@ def test_fresh_build_matches_committed_bytes(project: Project, tmp_path: Path) -
         assert file_hashes(fresh) == file_hashes(ROOT / "generated" / "servers" / platform.id), platform.id
 
 
-def test_two_builds_are_byte_identical_in_other_folders(tmp_path: Path) -> None:
-    """Another working directory and another hash seed: same bytes."""
+def test_two_builds_are_byte_identical_in_other_folders(project: Project, tmp_path: Path) -> None:
+    """Another working directory and another hash seed: same bytes. Over every platform but the two largest (the
+    code paths are the same; the large catalogs only repeat them hundreds of times)."""
+    chosen = sorted(p.id for p in project.platforms)
+    chosen = sorted(chosen, key=lambda pid: len(project.platform(pid).operations))[: max(1, len(chosen) - 2)]
     script = (
         "import sys; from pathlib import Path; from kopa_gen.project import load_project;"
         "from kopa_gen.compile.build import compile_platform;"
-        f"p = load_project(Path({str(ROOT)!r})); [compile_platform(x, Path(sys.argv[1]) / x.id) for x in p.platforms]"
+        f"p = load_project(Path({str(ROOT)!r}));"
+        f"[compile_platform(x, Path(sys.argv[1]) / x.id) for x in p.platforms if x.id in {chosen!r}]"
     )
     outs = []
     for i, seed in enumerate(("1", "2")):
