@@ -161,11 +161,20 @@ def _followers(
     own generator says (the entity's table is the one place a fact lives). A key is a field drawn as an entity
     with no `x-kopa-gen` of its own: a hinted `ref` may be a pool of values (a committee name drawn from the
     members'); a field hinted `ref ... by` already follows a key of its own choosing."""
-    anchors: dict[str, tuple[str, str]] = {}  # entity table -> (this row's key column, entity column)
+    drawn: dict[str, tuple[str, str]] = {}  # entity table -> (this row's key column, entity column)
     for name, gen in gens.items():
         if name in free and gen.ref is not None and "." in gen.ref and gen.by is None:
             entity, column = gen.ref.split(".", 1)
-            anchors.setdefault(entity, (name, column))
+            drawn.setdefault(entity, (name, column))
+
+    # The finer entity first: a candidate's table holds its election's key (sgId), so a row drawing both a
+    # candidate and an election reads the election key, and every field both tables hold (sgTypecode), from the
+    # candidate's row rather than pairing one candidate with another election's facts.
+    def keys_held(entity: str) -> int:  # how many other drawn entities' keys this entity's table holds
+        held = tables.get(entity, ())
+        return sum(column in held for other, (_, column) in drawn.items() if other != entity)
+
+    anchors = dict(sorted(drawn.items(), key=lambda item: -keys_held(item[0])))
     out: dict[str, ColumnGen] = {}
     for name, gen in gens.items():
         if gen.by is not None:  # follows a key of its own choosing
