@@ -17,6 +17,7 @@ from kopa_gen.compile.build import build
 from kopa_gen.compose import sandbox_client
 from kopa_gen.language.catalog import MAX_TOOL, expand_catalogs
 from kopa_gen.language.diagnostics import Diagnostics
+from kopa_gen.language.kopa import Filter
 from kopa_gen.language.source import load_yaml
 from kopa_gen.project import Project, load_project
 from kopa_gen.sandbox.local import open_sandbox
@@ -160,6 +161,57 @@ async def test_catalog_tools_call_filter_and_page(tmp_path: Path, wire: str) -> 
         with pytest.raises(PlatformError) as missing:
             await client.call("toy_grain_prices", {})
         assert missing.value.code == "10"
+
+
+def conditions(catalog: dict[str, Any]) -> None:
+    """The vegetables selected as 행정안전부's services select: `cond[COLUMN::OP]` names the column and the match."""
+    catalog["datasets"][0]["params"] = [
+        {"name": "cond[name::LIKE]", "description": "이름을(를) 포함하는 값"},
+        {"name": "cond[price::GTE]", "type": "integer"},
+        {"name": "cond[price::LT]", "type": "integer"},
+        {"name": "cond[code::EQ]"},
+    ]
+
+
+@pytest.mark.anyio
+async def test_condition_parameters_select_on_the_column_they_name(tmp_path: Path) -> None:
+    project = catalog_project(tmp_path, broken(conditions))
+    op = project.platform("toy").operation("toy_list_vegetables")
+    assert op.source.filters == [
+        Filter(param="cond[name::LIKE]", column="name", match="contains"),
+        Filter(param="cond[price::GTE]", column="price", match="gte"),
+        Filter(param="cond[price::LT]", column="price", match="lt"),
+        Filter(param="cond[code::EQ]", column="code", match="eq"),
+    ]
+    async with sandbox_client(open_sandbox(project), "toy") as client:
+        band = await client.call("toy_list_vegetables", {"cond[price::GTE]": 300, "cond[price::LT]": 500})
+        assert [r["price"] for r in band.rows] == [300, 400]
+        named = await client.call("toy_list_vegetables", {"cond[name::LIKE]": "파"})
+        assert named.total >= 1 and all("파" in r["name"] for r in named.rows)
+        one = await client.call("toy_list_vegetables", {"cond[code::EQ]": band.rows[0]["code"]})
+        assert [r["price"] for r in one.rows] == [300]
+
+
+def test_condition_parameter_mistakes_are_errors_at_their_line(tmp_path: Path) -> None:
+    def mistakes(catalog: dict[str, Any]) -> None:
+        conditions(catalog)
+        params = catalog["datasets"][0]["params"]
+        params[1]["match"] = "eq"  # contradicts GTE
+        params[2]["name"] = "cond[price::BETWEEN]"  # no such operator
+        params[3]["name"] = "cond[colour::EQ]"  # no such column
+
+    assert catalog_problems(tmp_path, broken(mistakes)) == [
+        f"{CATALOG_FILE}:28: datasets[0].params[1]: error: cond[price::GTE] selects with 'gte', not 'eq': "
+        "remove `match`",
+        f"{CATALOG_FILE}:31: datasets[0].params[2].name: error: 'cond[price::BETWEEN]' is neither a name "
+        "(letters, digits, _) nor a condition cond[COLUMN::OP] with OP one of EQ, LIKE, GTE, GT, LTE, LT",
+    ]
+    catalog = broken(mistakes)
+    catalog["datasets"][0]["params"][1:3] = []
+    assert catalog_problems(tmp_path / "shaped", catalog) == [
+        f"{CATALOG_FILE}:28: datasets[0].params[1].name: error: condition 'cond[colour::EQ]' selects on column "
+        "'colour', which is not among the dataset's fields: add it to `fields` or fix the condition",
+    ]
 
 
 def test_a_catalog_of_2400_datasets_expands_to_2400_unique_tools(tmp_path: Path) -> None:

@@ -135,6 +135,54 @@ def test_fsc_v1_stock_prices_as_a_generated_client_asks_for_them(served: tuple[s
     assert kind.startswith("text/xml") and b"<srtnCd>005930</srtnCd>" in xml
 
 
+def test_mois_conditions_on_the_wire(served: tuple[str, dict[str, str]]) -> None:
+    """행정안전부's 인허가 datasets select rows with `cond[COLUMN::OP]` parameters, percent-encoded on the wire as any
+    client's URL encoder writes them (data-go-kr-client sends serviceKey, returnType, the conditions, then
+    pageNo=1&numOfRows=1000): EQ keeps the rows of one local government, whose code 지역코드조회 lists; LIKE keeps
+    the names containing the value. The dataset is the first of the spec's taking a local government's code."""
+    base, keys = served
+    platform = repository_project().platform("mois")
+    op = next(
+        o
+        for o in platform.operations
+        if any(p.name == "cond[OPN_ATMY_GRP_CD::EQ]" for p in o.params)
+        and not any(p.required for p in o.params)
+        and any(p.name == "cond[BPLC_NM::LIKE]" for p in o.params)
+    )
+    url = f"{base}/mois/1741000{op.route}"
+
+    def items(*conds: tuple[str, str]) -> list[dict[str, str]]:
+        query = [
+            ("serviceKey", keys["mois"]),
+            ("returnType", "json"),
+            *conds,
+            ("pageNo", "1"),
+            ("numOfRows", "1000"),
+        ]
+        with urllib.request.urlopen(url + "?" + urllib.parse.urlencode(query), timeout=30) as response:
+            body = json.loads(response.read())["response"]
+        assert body["header"]["resultCode"] == "00"
+        found = body["body"]["items"]
+        rows = [] if found == "" else found["item"]
+        return [rows] if isinstance(rows, dict) else rows
+
+    first = items()[0]
+    _, areas = get(
+        f"{base}/mois/1741000/codeInquiryService/getAreaCodeInquiryList",
+        serviceKey=keys["mois"],
+        returnType="json",
+        numOfRows="1000",
+    )
+    codes = {a["gugunCd"] for a in json.loads(areas)["response"]["body"]["items"]["item"]}
+    assert first["OPN_ATMY_GRP_CD"] in codes
+    same = items(("cond[OPN_ATMY_GRP_CD::EQ]", first["OPN_ATMY_GRP_CD"]))
+    assert same and all(r["OPN_ATMY_GRP_CD"] == first["OPN_ATMY_GRP_CD"] for r in same)
+    part = first["BPLC_NM"][-3:]
+    named = items(("cond[BPLC_NM::LIKE]", part))
+    assert first in named and all(part in r["BPLC_NM"] for r in named)
+    assert "%5B" in urllib.parse.urlencode([("cond[BPLC_NM::LIKE]", part)])  # the brackets went out encoded
+
+
 @pytest.mark.anyio
 async def test_neispy_third_party_client_works_by_changing_only_its_base_url(
     served: tuple[str, dict[str, str]],

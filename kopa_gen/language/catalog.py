@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
 
 from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
 from kopa_gen.language.kopa import Match, Provenance, Source, StrictModel
@@ -29,6 +29,8 @@ from kopa_gen.language.world import ColumnGen
 
 JSON = dict[str, Any]
 NAME = r"^[^\W\d]\w*$"  # a parameter or field name: letters of any script, digits, _
+PARAM = r"^([^\W\d]\w*|cond\[[^\W\d]\w*::(EQ|LIKE|GTE|GT|LTE|LT)\])$"
+"""A parameter name: a plain name, or 행정안전부's `cond[COLUMN::OP]` (a condition on one column of the rows)."""
 MAX_TOOL = 64  # MCP clients refuse longer tool names
 
 ValueType = Literal["string", "integer", "number"]
@@ -37,7 +39,11 @@ ValueType = Literal["string", "integer", "number"]
 class CatalogParam(StrictModel):
     """A request parameter of one dataset and the rows it selects."""
 
-    name: str = Field(pattern=NAME, description="The query parameter exactly as the real API spells it.")
+    name: str = Field(
+        json_schema_extra={"pattern": PARAM},
+        description="The query parameter exactly as the real API spells it: a name, or `cond[COLUMN::OP]` (OP one "
+        "of EQ, LIKE, GTE, GT, LTE, LT), whose `field` and `match` are then COLUMN and the OP's.",
+    )
     description: str = Field(default="", description="Korean description, as the API guide gives it.")
     type: ValueType = Field(default="string", description="JSON type of the value.")
     required: bool = Field(default=False, description="The real API answers an error without it.")
@@ -49,6 +55,43 @@ class CatalogParam(StrictModel):
         default=None, description="The values the API accepts, if a closed list."
     )
     pattern: str | None = Field(default=None, description="A regular expression every value matches.")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, name: str) -> str:
+        if re.match(PARAM, name) is None:
+            raise ValueError(
+                f"{name!r} is neither a name (letters, digits, _) nor a condition cond[COLUMN::OP] with OP one of "
+                "EQ, LIKE, GTE, GT, LTE, LT"
+            )
+        return name
+
+    @model_validator(mode="before")
+    @classmethod
+    def _condition(cls, data: Any) -> Any:
+        """`cond[COLUMN::OP]` selects on COLUMN as OP says, unless `field` and `match` are written out; a written
+        `match` that contradicts the OP is a mistake."""
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            return data
+        cond = COND.match(data["name"])
+        if cond is None:
+            return data
+        column, op = cond.groups()
+        match = CONDITION_MATCH[op]
+        if data.get("match", match) != match:
+            raise ValueError(f"{data['name']} selects with {match!r}, not {data['match']!r}: remove `match`")
+        return {"field": column, **data, "match": match}
+
+
+COND = re.compile(r"^cond\[(\w+)::(EQ|LIKE|GTE|GT|LTE|LT)\]$")
+CONDITION_MATCH: dict[str, Match] = {
+    "EQ": "eq",
+    "LIKE": "contains",
+    "GTE": "gte",
+    "GT": "gt",
+    "LTE": "lte",
+    "LT": "lt",
+}
 
 
 class CatalogField(StrictModel):
@@ -303,7 +346,15 @@ class _Expansion:
                 )
             params.add(p.name)
             target = p.field or p.name
-            if target not in names:
+            if target not in names and COND.match(p.name):
+                self.diags.items.append(
+                    src.diag(
+                        (*ploc, "name"),
+                        f"condition {p.name!r} selects on column {target!r}, which is not among the dataset's "
+                        "fields: add it to `fields` or fix the condition",
+                    )
+                )
+            elif target not in names:
                 self.diags.items.append(
                     src.diag(
                         (*ploc, "field" if p.field else "name"),

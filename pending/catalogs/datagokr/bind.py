@@ -18,6 +18,7 @@ source (`field_count`) where it lists only some.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -149,6 +150,84 @@ def bind(draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str
     return out, counts
 
 
+COND = re.compile(r"^cond\[(\w+)::(EQ|LIKE|GTE|GT|LTE|LT)\]+$")
+LABEL_END = re.compile(r"\s*(와 일치하는 값|을\(를\) 포함하는 값|이상의 값|미만의 값|초과의 값|이하의 값)(\(.*\))?$")
+# How the family's common columns are filled where the rules from their names would be unrealistic.
+COND_GEN: dict[str, dict[str, Any]] = {
+    "SALS_STTS_CD": {"choice": {"01": 6, "03": 3, "02": 1}},
+    "DAT_UPDT_PNT": {"date": ["today-60", "today-2"], "format": "%Y%m%d%H%M%S"},
+    "BASE_DATE": {"date": ["2026-01-01", "today-2"], "format": "%Y%m%d"},
+    "ROAD_NM_ADDR": {
+        "sql": "(SELECT a.full_nm FROM mois_agencies a WHERE a.gugunCd = OPN_ATMY_GRP_CD) || ' 중앙로 ' || _n"
+    },
+    "LCTN_ROAD_NM_ADDR": {
+        "sql": "(SELECT a.full_nm FROM mois_agencies a WHERE a.gugunCd = OPN_ATMY_GRP_CD) || ' 시청로 ' || _n"
+    },
+    "LOTNO_ADDR": {
+        "sql": "(SELECT a.full_nm FROM mois_agencies a WHERE a.gugunCd = OPN_ATMY_GRP_CD) || ' ' || (100 + _n) || '-1'"
+    },
+    "SGG_NM": {"sql": "(SELECT a.gugunNm FROM mois_agencies a WHERE a.gugunCd = OPN_ATMY_GRP_CD)"},
+}
+COND_DATE = re.compile(r"(YMD|YM|DATE|PNT)$")
+
+
+def bind_conditions(draft: dict[str, Any], spec: dict[str, Any]) -> tuple[list[Any], dict[str, int]]:
+    """행정안전부's 인허가 family (`<업종>/info`, `<업종>/history`): every condition `cond[COLUMN::OP]` names a
+    column of the rows, and the source names no other field (it lists `item` only), so a row holds the columns its
+    conditions name (and the fields the source lists, where it lists some), labelled as the conditions are. A range
+    (GTE/LT) on a column that is not a date or time is left out (the sandbox's text columns would compare digits)."""
+    bound_paths = set(spec.get("paths") or {})
+    out: list[Any] = []
+    counts = {"drafted": 0, "not of the family": 0, "by hand": 0, "bound": 0, "params left out": 0, "params": 0}
+    for ds in draft["datasets"]:
+        counts["drafted"] += 1
+        conds = [p for p in ds.get("params", []) if COND.match(p["name"])]
+        if not conds or ds.get("common") != ["returnType", "pageNo", "numOfRows"]:
+            counts["not of the family"] += 1
+            continue
+        if "/" + ds["code"] in bound_paths:
+            counts["by hand"] += 1
+            continue
+        labels: dict[str, str] = {"OPN_ATMY_GRP_CD": "개방자치단체코드"}
+        for f in ds.get("fields", []):
+            labels.setdefault(f["name"], f.get("description", ""))
+        params: list[dict[str, Any]] = []
+        for p in ds["params"]:
+            counts["params"] += 1
+            hit = COND.match(p["name"])
+            if hit is None:
+                counts["params left out"] += 1
+                continue
+            column, op = hit.groups()
+            if op in ("GTE", "GT", "LTE", "LT") and not COND_DATE.search(column):
+                counts["params left out"] += 1
+                continue
+            labels.setdefault(column, LABEL_END.sub("", p.get("description", "")).strip())
+            # the source spells one condition with a doubled bracket (cond[BASE_DATE::LT]]): sent as the family's
+            param: dict[str, Any] = {"name": f"cond[{column}::{op}]", "description": p.get("description", "")}
+            if p.get("required"):
+                param["required"] = True
+            params.append(param)
+        fields = []
+        for name, label in labels.items():
+            field: dict[str, Any] = {"name": name, "description": label}
+            if name in COND_GEN:
+                field["gen"] = json.loads(json.dumps(COND_GEN[name]))  # a copy: no YAML anchors
+            fields.append(field)
+        out.append(
+            {
+                "code": ds["code"],
+                "tool": ds["tool"],
+                "summary": ds["summary"],
+                "description": ds.get("description", "").replace("<br/>", " "),
+                "params": params,
+                "fields": fields,
+            }
+        )
+        counts["bound"] += 1
+    return out, counts
+
+
 def examples_from_world(pid: str) -> None:
     """Second pass, after `kopa-gen build`: give each dataset the sample arguments its per-tool tests and EDGE start
     from, read from its own synthesised rows (the first row with the values needed), so that every tool finds data
@@ -203,7 +282,10 @@ def main() -> None:
     spec_path = REPO / "specs" / "platforms" / pid / "openapi.yaml"
     spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
     platform_examples = set((spec.get("x-kopa") or {}).get("examples") or {})
-    datasets, counts = bind(draft, spec, platform_examples)
+    if pid == "mois":
+        datasets, counts = bind_conditions(draft, spec)
+    else:
+        datasets, counts = bind(draft, spec, platform_examples)
     header = (HERE / "defaults" / f"{pid}.yaml").read_text(encoding="utf-8")
     said = ", ".join(f"{k} {v}" for k, v in counts.items())
     text = header.replace("{counts}", said)
