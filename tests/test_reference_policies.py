@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +31,34 @@ def run(
     return asyncio.run(run_eval(project, config))
 
 
-def test_oracle_scores_one_on_every_task(project: Project, world: BuiltWorld, tmp_path: Path) -> None:
-    records = run(project, "oracle", tmp_path)
+Runs = Callable[..., list[dict[str, Any]]]
+
+
+@pytest.fixture(scope="module")
+def runs(project: Project, world: BuiltWorld, tmp_path_factory: pytest.TempPathFactory) -> Runs:
+    """One run per policy and answer mode for the whole module: a run is deterministic (tested below, with runs
+    of their own), so the tests that only read a run's records share it."""
+    done: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    base = tmp_path_factory.mktemp("runs")
+
+    def get(name: str, mode: AnswerMode = "submit") -> list[dict[str, Any]]:
+        if (name, mode) not in done:
+            done[name, mode] = run(project, name, base / f"{name}-{mode}", mode=mode)
+        return done[name, mode]
+
+    return get
+
+
+def test_oracle_scores_one_on_every_task(project: Project, runs: Runs) -> None:
+    records = runs("oracle")
     assert len(records) == len(project.tasks)
     failed = [(r["task"], r["response"], r["environment"]) for r in records if not r["reward"]]
     assert failed == []
     assert all(r["action"]["action"] == 1.0 for r in records)
 
 
-def test_do_nothing_scores_zero_on_every_task(project: Project, world: BuiltWorld, tmp_path: Path) -> None:
-    records = run(project, "do-nothing", tmp_path)
+def test_do_nothing_scores_zero_on_every_task(runs: Runs) -> None:
+    records = runs("do-nothing")
     assert [r["task"] for r in records if r["reward"]] == []
     assert all(r["calls"] == [] for r in records)
     assert all(r["action"]["action"] == 0.0 for r in records), "no calls, no ACTION credit"
@@ -47,11 +67,11 @@ def test_do_nothing_scores_zero_on_every_task(project: Project, world: BuiltWorl
 @pytest.mark.parametrize("mode", ANSWER_MODES)
 @pytest.mark.parametrize("name", ["list-all", "all-candidates", "dump"])
 def test_answers_that_do_not_commit_score_zero(
-    project: Project, world: BuiltWorld, tmp_path: Path, name: str, mode: AnswerMode
+    project: Project, runs: Runs, name: str, mode: AnswerMode
 ) -> None:
     """list-all names every candidate it saw, all-candidates every candidate of every step, dump pastes its
     tool results; all made every gold call, in both answer modes."""
-    records = run(project, name, tmp_path, mode=mode)
+    records = runs(name, mode)
     assert [r["task"] for r in records if r["reward"]] == []
     for r in records:  # every read was right (their writes carry what they answer): only the answers fail
         units = [
@@ -68,28 +88,24 @@ def test_answers_that_do_not_commit_score_zero(
 
 
 @pytest.mark.parametrize("name", ["first-row", "last-row", "pool-guess"])
-def test_guessers_score_about_what_their_pool_gives(
-    project: Project, world: BuiltWorld, tmp_path: Path, name: str
-) -> None:
+def test_guessers_score_about_what_their_pool_gives(runs: Runs, name: str) -> None:
     """They make the chain's calls but choose their own candidate: each passes only tasks where its choice is the
     gold's (a small pool gives it away); the oracle's own choice always passes."""
-    records = run(project, name, tmp_path)
-    oracle = {r["task"]: r for r in run(project, "oracle", tmp_path / "oracle")}
+    records = runs(name)
+    oracle = {r["task"]: r for r in runs("oracle")}
     assert sum(bool(r["reward"]) for r in records) < len(records)
     for r in records:
         if r["reward"] and oracle[r["task"]]["response"] is not None:
             assert r["response"]["extracted"] == oracle[r["task"]]["response"]["extracted"], r["task"]
 
 
-def test_no_lookup_scores_at_most_five_percent(project: Project, world: BuiltWorld, tmp_path: Path) -> None:
-    records = run(project, "no-lookup", tmp_path)
+def test_no_lookup_scores_at_most_five_percent(runs: Runs) -> None:
+    records = runs("no-lookup")
     assert sum(bool(r["reward"]) for r in records) / len(records) <= 0.05
 
 
-def test_first_page_passes_only_what_one_page_answers(
-    project: Project, world: BuiltWorld, tmp_path: Path
-) -> None:
-    records = run(project, "first-page", tmp_path)
+def test_first_page_passes_only_what_one_page_answers(project: Project, runs: Runs) -> None:
+    records = runs("first-page")
     passed = {r["task"] for r in records if r["reward"]}
     assert passed != {t.id for _, t in project.tasks}
     for task_id in passed:
@@ -107,7 +123,9 @@ def test_runs_resume_without_redoing_episodes(project: Project, world: BuiltWorl
     first = run(project, "oracle", tmp_path, rollouts=2)
     episodes = tmp_path / "episodes.jsonl"
     lines = episodes.read_text(encoding="utf-8").splitlines()
-    episodes.write_text("\n".join(lines[:1]) + "\n", encoding="utf-8")  # as if the run died after one episode
+    episodes.write_text(
+        "\n".join(lines[:-1]) + "\n", encoding="utf-8"
+    )  # as if it died before its last episode
     again = run(project, "oracle", tmp_path, rollouts=2)
     assert len(again) == 2 * len(project.tasks)
     keys = [json.loads(line)["key"] for line in episodes.read_text(encoding="utf-8").splitlines()]
@@ -115,10 +133,8 @@ def test_runs_resume_without_redoing_episodes(project: Project, world: BuiltWorl
     assert keys[0] == first[0]["key"]
 
 
-def test_no_lookup_skips_the_lookup_and_sends_the_documented_example(
-    project: Project, world: BuiltWorld, tmp_path: Path
-) -> None:
-    records = {r["task"]: r for r in run(project, "no-lookup", tmp_path)}
+def test_no_lookup_skips_the_lookup_and_sends_the_documented_example(project: Project, runs: Runs) -> None:
+    records = {r["task"]: r for r in runs("no-lookup")}
     first = records["fin-001"]
     assert first["reward"] is False
     assert all(c["tool"] != "dart_corp_code" for c in first["calls"])
@@ -126,11 +142,11 @@ def test_no_lookup_skips_the_lookup_and_sends_the_documented_example(
     assert first["calls"][0]["arguments"]["corp_code"] == example
 
 
-def test_report_renders_runs_side_by_side(project: Project, world: BuiltWorld, tmp_path: Path) -> None:
+def test_report_renders_runs_side_by_side(project: Project, runs: Runs) -> None:
     from kopa_gen.evaluate.report import render_report
 
-    oracle = run(project, "oracle", tmp_path / "oracle")
-    nothing = run(project, "do-nothing", tmp_path / "nothing")
+    oracle = runs("oracle")
+    nothing = runs("do-nothing")
     report = render_report({"oracle": oracle, "do-nothing": nothing}, k=1)
     md, html = report.md, report.html
     assert "## oracle" in md and "## do-nothing" in md
@@ -155,7 +171,7 @@ def test_interrupted_and_resumed_run_equals_an_uninterrupted_one(
 ) -> None:
     whole = run(project, "no-lookup", tmp_path / "whole", rollouts=2)
     part = tmp_path / "part"
-    run(project, "no-lookup", part, rollouts=2)
+    shutil.copytree(tmp_path / "whole", part)  # the same run, then cut in half as if it had died there
     episodes = part / "episodes.jsonl"
     lines = episodes.read_text(encoding="utf-8").splitlines()
     episodes.write_text("\n".join(lines[: len(lines) // 2]) + "\n", encoding="utf-8")
@@ -163,8 +179,8 @@ def test_interrupted_and_resumed_run_equals_an_uninterrupted_one(
     assert outcome(resumed) == outcome(whole)
 
 
-def test_same_seed_same_scores(project: Project, world: BuiltWorld, tmp_path: Path) -> None:
-    first = run(project, "first-page", tmp_path / "a", rollouts=1)
+def test_same_seed_same_scores(project: Project, runs: Runs, tmp_path: Path) -> None:
+    first = runs("first-page")
     second = run(project, "first-page", tmp_path / "b", rollouts=1)
     assert outcome(first) == outcome(second)
 

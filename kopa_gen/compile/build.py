@@ -23,14 +23,13 @@ import mcp_types as types
 from pydantic import BaseModel
 
 from kopa_gen import __version__
-from kopa_gen.compile.models import generate_models, model_sources
+from kopa_gen.compile.models import LINE_LENGTH, generate_models, model_sources
 from kopa_gen.compile.toolspec import pascal, tool_spec
 from kopa_gen.language.platform import Platform
 from kopa_gen.project import Project
 
 HERE = Path(__file__).parent
 PINNED = ("datamodel-code-generator", "pydantic", "ruff", "jinja2")
-LINE_LENGTH = "110"
 
 
 def fingerprint() -> str:
@@ -92,7 +91,10 @@ def ruff_format(folder: Path) -> None:
     from ruff.__main__ import find_ruff_bin  # type: ignore[attr-defined]
 
     ruff = find_ruff_bin()
-    common = ["--isolated", "--line-length", LINE_LENGTH, "--target-version", "py311"]
+    # kopa_gen is first-party wherever the build runs: ruff would otherwise tell it by the working directory,
+    # and a build from another folder would sort the generated imports differently
+    common = ["--isolated", "--line-length", str(LINE_LENGTH), "--target-version", "py311"]
+    common += ["--config", "lint.isort.known-first-party = ['kopa_gen']"]
     fix = [ruff, "check", *common, "--select", "I,F401", "--fix", "--quiet", "--exit-zero", str(folder)]
     subprocess.run(fix, check=True, capture_output=True)
     subprocess.run([ruff, "format", *common, "--quiet", str(folder)], check=True, capture_output=True)

@@ -15,6 +15,8 @@ from datamodel_code_generator.format import Formatter, PythonVersion
 
 from kopa_gen.language.platform import Platform
 
+LINE_LENGTH = 110  # of the generated code, here and in the ruff pass (kopa_gen/compile/build.py)
+
 
 def _wire_only(schema: Any) -> Any:
     """A copy of a schema without filter-only (`writeOnly`) properties, at any depth (sub-list items too)."""
@@ -76,6 +78,9 @@ def generate_models(platform: Platform, header: str) -> str:
             disable_timestamp=True,
             custom_file_header=header,
             formatters=[Formatter.BUILTIN],
+            # explicit: the builtin formatter otherwise reads the line length from a pyproject.toml found from the
+            # working directory up, and a build run elsewhere would wrap (and so format) differently
+            builtin_format_line_length=LINE_LENGTH,
             use_annotated=True,
             field_constraints=True,
             keep_model_order=True,
