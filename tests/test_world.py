@@ -65,7 +65,7 @@ def content(path: Path) -> str:
 def test_the_full_world_rebuilds_to_the_same_content(
     project: Project, world: BuiltWorld, tmp_path: Path
 ) -> None:
-    """The whole world, every generator, built from nothing a second time: the same rows (about 25 s)."""
+    """The whole world, every generator, built from nothing a second time: the same rows."""
     build_into(project.world, world.seed, tmp_path / "again.sqlite")
     assert content(tmp_path / "again.sqlite") == content(world.path)
 

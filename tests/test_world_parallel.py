@@ -140,3 +140,38 @@ def test_a_process_running_other_threads_builds_in_itself(monkeypatch: pytest.Mo
     assert world_workers() == 4
     monkeypatch.setattr(threading, "active_count", lambda: 2)
     assert world_workers() == 1
+
+
+def test_two_processes_asking_for_one_world_build_it_once(tmp_path: Path) -> None:
+    """Two commands (or two test workers) asking for the same unbuilt world at once: one builds it, the other waits
+    and takes it, so the same cores never build it twice side by side. Both start while the seed's lock is held
+    here: neither may build until it is let go."""
+    import fcntl
+    import subprocess
+    import sys
+    import time
+
+    root = write_project(tmp_path / "project")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    script = (
+        "import sys; from pathlib import Path; from kopa_gen.project import load_project;"
+        "from kopa_gen.world.build import ensure_world;"
+        "w = ensure_world(load_project(Path(sys.argv[1])).world); print(w.fresh, w.path)"
+    )
+    env = {**os.environ, "KOPA_GEN_CACHE": str(cache)}
+    seed = load_project(root).world.seed
+    with open(cache / f"world-{seed}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", script, str(root)], env=env, stdout=subprocess.PIPE, text=True
+            )
+            for _ in range(2)
+        ]
+        time.sleep(3)
+        assert [p.poll() for p in procs] == [None, None], "a build started while the lock was held"
+    said = sorted(p.communicate(timeout=300)[0].split() for p in procs)
+    assert [s[0] for s in said] == ["False", "True"]  # one built it, the other found it built
+    assert said[0][1] == said[1][1]
+    assert [p.name for p in cache.glob("world-*.sqlite")] == [Path(said[0][1]).name]

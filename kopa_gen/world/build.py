@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import fcntl
 import hashlib
 import os
 import re
@@ -91,6 +92,18 @@ def ensure_world(spec: WorldSpec, seed: int | None = None, progress: Progress | 
     ):  # an empty file: a reader re-created a world removed meanwhile
         return BuiltWorld(path, seed, digest, 0.0, False)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # one build of a seed's world at a time: a second process (a test worker, a second command) waits for the
+    # first and takes its world instead of building the same one beside it on the same cores
+    with open(path.parent / f"world-{seed}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.exists() and path.stat().st_size > 0:
+            return BuiltWorld(path, seed, digest, 0.0, False)
+        return _build_world(spec, seed, digest, path, progress)
+
+
+def _build_world(
+    spec: WorldSpec, seed: int, digest: str, path: Path, progress: Progress | None
+) -> BuiltWorld:
     sweep(path.parent)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.unlink(missing_ok=True)
