@@ -196,17 +196,21 @@ def test_condition_parameter_mistakes_are_errors_at_their_line(tmp_path: Path) -
     def mistakes(catalog: dict[str, Any]) -> None:
         conditions(catalog)
         params = catalog["datasets"][0]["params"]
+        params[0]["field"] = "code"  # contradicts the column it names
         params[1]["match"] = "eq"  # contradicts GTE
         params[2]["name"] = "cond[price::BETWEEN]"  # no such operator
         params[3]["name"] = "cond[colour::EQ]"  # no such column
 
     assert catalog_problems(tmp_path, broken(mistakes)) == [
-        f"{CATALOG_FILE}:28: datasets[0].params[1]: error: cond[price::GTE] selects with 'gte', not 'eq': "
+        f"{CATALOG_FILE}:26: datasets[0].params[0]: error: cond[name::LIKE] selects with field 'name', not 'code': "
+        "remove `field`",
+        f"{CATALOG_FILE}:29: datasets[0].params[1]: error: cond[price::GTE] selects with match 'gte', not 'eq': "
         "remove `match`",
-        f"{CATALOG_FILE}:31: datasets[0].params[2].name: error: 'cond[price::BETWEEN]' is neither a name "
+        f"{CATALOG_FILE}:32: datasets[0].params[2].name: error: 'cond[price::BETWEEN]' is neither a name "
         "(letters, digits, _) nor a condition cond[COLUMN::OP] with OP one of EQ, LIKE, GTE, GT, LTE, LT",
     ]
     catalog = broken(mistakes)
+    del catalog["datasets"][0]["params"][0]["field"]
     catalog["datasets"][0]["params"][1:3] = []
     assert catalog_problems(tmp_path / "shaped", catalog) == [
         f"{CATALOG_FILE}:28: datasets[0].params[1].name: error: condition 'cond[colour::EQ]' selects on column "

@@ -29,8 +29,17 @@ from kopa_gen.language.world import ColumnGen
 
 JSON = dict[str, Any]
 NAME = r"^[^\W\d]\w*$"  # a parameter or field name: letters of any script, digits, _
-PARAM = r"^([^\W\d]\w*|cond\[[^\W\d]\w*::(EQ|LIKE|GTE|GT|LTE|LT)\])$"
-"""A parameter name: a plain name, or 행정안전부's `cond[COLUMN::OP]` (a condition on one column of the rows)."""
+CONDITION_MATCH: dict[str, Match] = {
+    "EQ": "eq",
+    "LIKE": "contains",
+    "GTE": "gte",
+    "GT": "gt",
+    "LTE": "lte",
+    "LT": "lt",
+}
+"""행정안전부's condition parameters, `cond[COLUMN::OP]`: how each OP selects rows of COLUMN."""
+COND = re.compile(rf"^cond\[({NAME[1:-1]})::({'|'.join(CONDITION_MATCH)})\]$")
+PARAM = rf"{NAME}|{COND.pattern}"  # a parameter name: a plain name or a condition
 MAX_TOOL = 64  # MCP clients refuse longer tool names
 
 ValueType = Literal["string", "integer", "number"]
@@ -59,39 +68,29 @@ class CatalogParam(StrictModel):
     @field_validator("name")
     @classmethod
     def _name(cls, name: str) -> str:
-        if re.match(PARAM, name) is None:
+        if re.match(NAME, name) is None and COND.match(name) is None:
             raise ValueError(
                 f"{name!r} is neither a name (letters, digits, _) nor a condition cond[COLUMN::OP] with OP one of "
-                "EQ, LIKE, GTE, GT, LTE, LT"
+                f"{', '.join(CONDITION_MATCH)}"
             )
         return name
 
     @model_validator(mode="before")
     @classmethod
     def _condition(cls, data: Any) -> Any:
-        """`cond[COLUMN::OP]` selects on COLUMN as OP says, unless `field` and `match` are written out; a written
-        `match` that contradicts the OP is a mistake."""
-        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        """`cond[COLUMN::OP]` selects on COLUMN as OP says: `field` and `match` follow from it, and a written one
+        that contradicts it is a mistake."""
+        name = data.get("name") if isinstance(data, dict) else None
+        cond = COND.match(name) if isinstance(name, str) else None
+        if cond is None or not isinstance(data, dict):
             return data
-        cond = COND.match(data["name"])
-        if cond is None:
-            return data
-        column, op = cond.groups()
-        match = CONDITION_MATCH[op]
-        if data.get("match", match) != match:
-            raise ValueError(f"{data['name']} selects with {match!r}, not {data['match']!r}: remove `match`")
-        return {"field": column, **data, "match": match}
-
-
-COND = re.compile(r"^cond\[(\w+)::(EQ|LIKE|GTE|GT|LTE|LT)\]$")
-CONDITION_MATCH: dict[str, Match] = {
-    "EQ": "eq",
-    "LIKE": "contains",
-    "GTE": "gte",
-    "GT": "gt",
-    "LTE": "lte",
-    "LT": "lt",
-}
+        implied = {"field": cond.group(1), "match": CONDITION_MATCH[cond.group(2)]}
+        for key, value in implied.items():
+            if data.get(key, value) != value:
+                raise ValueError(
+                    f"{data['name']} selects with {key} {value!r}, not {data[key]!r}: remove `{key}`"
+                )
+        return {**data, **implied}
 
 
 class CatalogField(StrictModel):

@@ -18,7 +18,7 @@ source (`field_count`) where it lists only some.
 
 from __future__ import annotations
 
-import json
+import copy
 import re
 import sys
 from pathlib import Path
@@ -150,25 +150,27 @@ def bind(draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str
     return out, counts
 
 
-COND = re.compile(r"^cond\[(\w+)::(EQ|LIKE|GTE|GT|LTE|LT)\]+$")
 LABEL_END = re.compile(r"\s*(와 일치하는 값|을\(를\) 포함하는 값|이상의 값|미만의 값|초과의 값|이하의 값)(\(.*\))?$")
+AGENCY = "(SELECT a.{column} FROM mois_agencies a WHERE a.gugunCd = OPN_ATMY_GRP_CD)"  # the row's local government
 # How the family's common columns are filled where the rules from their names would be unrealistic.
 COND_GEN: dict[str, dict[str, Any]] = {
     "SALS_STTS_CD": {"choice": {"01": 6, "03": 3, "02": 1}},
     "DAT_UPDT_PNT": {"date": ["today-60", "today-2"], "format": "%Y%m%d%H%M%S"},
     "BASE_DATE": {"date": ["2026-01-01", "today-2"], "format": "%Y%m%d"},
-    "ROAD_NM_ADDR": {
-        "sql": "(SELECT a.full_nm FROM mois_agencies a WHERE a.gugunCd = OPN_ATMY_GRP_CD) || ' 중앙로 ' || _n"
-    },
-    "LCTN_ROAD_NM_ADDR": {
-        "sql": "(SELECT a.full_nm FROM mois_agencies a WHERE a.gugunCd = OPN_ATMY_GRP_CD) || ' 시청로 ' || _n"
-    },
-    "LOTNO_ADDR": {
-        "sql": "(SELECT a.full_nm FROM mois_agencies a WHERE a.gugunCd = OPN_ATMY_GRP_CD) || ' ' || (100 + _n) || '-1'"
-    },
-    "SGG_NM": {"sql": "(SELECT a.gugunNm FROM mois_agencies a WHERE a.gugunCd = OPN_ATMY_GRP_CD)"},
+    "ROAD_NM_ADDR": {"sql": AGENCY.format(column="full_nm") + " || ' 중앙로 ' || _n"},
+    "LCTN_ROAD_NM_ADDR": {"sql": AGENCY.format(column="full_nm") + " || ' 시청로 ' || _n"},
+    "LOTNO_ADDR": {"sql": AGENCY.format(column="full_nm") + " || ' ' || (100 + _n) || '-1'"},
+    "SGG_NM": {"sql": AGENCY.format(column="gugunNm")},
 }
 COND_DATE = re.compile(r"(YMD|YM|DATE|PNT)$")
+
+
+def condition(name: str) -> re.Match[str] | None:
+    """A condition parameter as kopa-gen's catalogs read it (kopa_gen/language/catalog.py `COND`); the source spells
+    one with a doubled bracket (`cond[BASE_DATE::LT]]`), sent as the family's other conditions are."""
+    from kopa_gen.language.catalog import COND
+
+    return COND.match(re.sub(r"\]+$", "]", name))
 
 
 def bind_conditions(draft: dict[str, Any], spec: dict[str, Any]) -> tuple[list[Any], dict[str, int]]:
@@ -181,7 +183,7 @@ def bind_conditions(draft: dict[str, Any], spec: dict[str, Any]) -> tuple[list[A
     counts = {"drafted": 0, "not of the family": 0, "by hand": 0, "bound": 0, "params left out": 0, "params": 0}
     for ds in draft["datasets"]:
         counts["drafted"] += 1
-        conds = [p for p in ds.get("params", []) if COND.match(p["name"])]
+        conds = [p for p in ds.get("params", []) if condition(p["name"])]
         if not conds or ds.get("common") != ["returnType", "pageNo", "numOfRows"]:
             counts["not of the family"] += 1
             continue
@@ -194,7 +196,7 @@ def bind_conditions(draft: dict[str, Any], spec: dict[str, Any]) -> tuple[list[A
         params: list[dict[str, Any]] = []
         for p in ds["params"]:
             counts["params"] += 1
-            hit = COND.match(p["name"])
+            hit = condition(p["name"])
             if hit is None:
                 counts["params left out"] += 1
                 continue
@@ -203,8 +205,7 @@ def bind_conditions(draft: dict[str, Any], spec: dict[str, Any]) -> tuple[list[A
                 counts["params left out"] += 1
                 continue
             labels.setdefault(column, LABEL_END.sub("", p.get("description", "")).strip())
-            # the source spells one condition with a doubled bracket (cond[BASE_DATE::LT]]): sent as the family's
-            param: dict[str, Any] = {"name": f"cond[{column}::{op}]", "description": p.get("description", "")}
+            param: dict[str, Any] = {"name": hit.group(0), "description": p.get("description", "")}
             if p.get("required"):
                 param["required"] = True
             params.append(param)
@@ -212,7 +213,7 @@ def bind_conditions(draft: dict[str, Any], spec: dict[str, Any]) -> tuple[list[A
         for name, label in labels.items():
             field: dict[str, Any] = {"name": name, "description": label}
             if name in COND_GEN:
-                field["gen"] = json.loads(json.dumps(COND_GEN[name]))  # a copy: no YAML anchors
+                field["gen"] = copy.deepcopy(COND_GEN[name])  # a copy: no YAML anchors
             fields.append(field)
         out.append(
             {
