@@ -591,7 +591,7 @@ def echo_service(project: Project, ops: dict[str, Any], rng: random.Random) -> S
         sent = request.query_params.get(platform.key_param, "")
         echo = " ".join(key_forms(sent)[f] for f in ("raw", "url-encoded", "base64", "hex")) if sent else "-"
         headers = {"x-echo": sent, "x-echo-b64": base64.b64encode(sent.encode()).decode()}
-        fmt = platform.kopa.format
+        fmt = platform.format(op)
         wire = "json" if fmt.param or fmt.extension else fmt.default
         envelope = family(platform.kopa.envelope)
         mode = rng.choice(ECHO_MODES)

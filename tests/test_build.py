@@ -76,9 +76,10 @@ def test_tools_json_contract(project: Project) -> None:
             assert tool["outputSchema"]["type"] == "object"
             props = tool["inputSchema"]["properties"]
             assert platform.key_param not in props, "the key is never a tool argument"
-            if platform.kopa.format.param:
-                assert platform.kopa.format.param not in props
-            shape = platform.operation(tool["name"]).kopa.shape
+            op = platform.operation(tool["name"])
+            switch = platform.format(op).param
+            assert switch is None or switch not in props, "the format switch is the client's, not the model's"
+            shape = op.kopa.shape
             expected = {"record"} if shape == "record" else {"total_count", "page", "page_size", "rows"}
             assert expected <= set(tool["outputSchema"]["properties"])
         first = (ROOT / "generated" / "servers" / platform.id / "server.py").read_text(encoding="utf-8")

@@ -218,6 +218,63 @@ def test_condition_parameter_mistakes_are_errors_at_their_line(tmp_path: Path) -
     ]
 
 
+def own_formats(catalog: dict[str, Any]) -> None:
+    """One ministry, three format switches: the platform's `type`, `resultType` spelled in capitals, none."""
+    catalog["datasets"][0]["format"] = {"param": "resultType", "json": "JSON", "xml": "XML"}
+    catalog["datasets"][1]["format"] = {}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("wire", ["json", "xml"])
+async def test_a_dataset_with_its_own_format_switch(tmp_path: Path, wire: str) -> None:
+    project = catalog_project(tmp_path, broken(own_formats))
+    toy = project.platform("toy")
+    vegetables, grain, orchards = (
+        toy.operation(t) for t in ("toy_list_vegetables", "toy_grain_prices", "toy_list_orchards")
+    )
+    assert [p.name for p in vegetables.params] == ["pageNo", "numOfRows", "name", "min_price", "resultType"]
+    assert [p.name for p in grain.params] == ["pageNo", "numOfRows", "grain"]
+    assert "type" in [p.name for p in orchards.params]  # the platform's switch where a dataset says nothing
+    build(project)
+    listing = json.loads((tmp_path / "generated/servers/toy/tools.json").read_text(encoding="utf-8"))
+    arguments = {t["name"]: set(t["inputSchema"]["properties"]) for t in listing["tools"]}
+    assert not {"type", "resultType"} & (arguments["toy_list_vegetables"] | arguments["toy_grain_prices"])
+    seen: list[tuple[str, str]] = []
+
+    def exchange(request: Any, response: Any) -> None:
+        seen.append((str(request.url.query, "ascii"), response.headers["content-type"]))
+
+    async with sandbox_client(open_sandbox(project), "toy", wire=wire) as client:  # type: ignore[arg-type]
+        client.on_exchange = exchange
+        assert (await client.call("toy_list_vegetables", {"numOfRows": 2})).total == 6
+        assert (await client.call("toy_grain_prices", {"grain": "쌀"})).total >= 1
+        assert (await client.call("toy_list_orchards", {})).total >= 1
+    (veg_query, veg_type), (grain_query, grain_type), (orchard_query, orchard_type) = seen
+    assert f"resultType={wire.upper()}" in veg_query and "type=" not in veg_query.replace("resultType=", "")
+    assert veg_type.startswith(f"application/{wire}" if wire == "json" else "text/xml")
+    assert "type=" not in grain_query.lower() and grain_type.startswith("text/xml")  # its one format
+    assert f"type={wire}" in orchard_query and orchard_type.startswith(
+        "application/json" if wire == "json" else "text/xml"
+    )
+
+
+def test_format_switch_mistakes_are_errors_at_their_line(tmp_path: Path) -> None:
+    def mistakes(catalog: dict[str, Any]) -> None:
+        catalog["datasets"][0]["format"] = {"param": "name", "json": "json"}  # also a parameter of its own
+
+    assert catalog_problems(tmp_path, broken(mistakes)) == [
+        f"{CATALOG_FILE}:50: datasets[0].format: error: format parameter 'name' is also one of the dataset's "
+        "params: remove it there, or name the switch the API has",
+    ]
+    spec = catalog_spec()
+    spec["paths"]["/fruits"]["get"]["x-kopa"]["format"] = {"param": "resultType", "json": "json"}
+    (found,) = problems(tmp_path / "hand", spec, edit=with_catalog(CATALOG))
+    assert found.endswith(
+        "error: format parameter 'resultType' missing (x-kopa.format of this operation): add it to the parameters "
+        "or give the operation its own x-kopa.format"
+    ), found
+
+
 def test_a_catalog_of_2400_datasets_expands_to_2400_unique_tools(tmp_path: Path) -> None:
     """Scale case (built here): the paper's 2,318 tools are catalogs of this size."""
     datasets = [

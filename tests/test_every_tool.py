@@ -59,7 +59,11 @@ async def test_every_tool_json_and_xml_agree_and_conform(
     as_xml, v_xml = await run(sandbox, project, pid, "xml")
     calls = len(golden_calls(project, pid))
     assert v_json.requests_checked >= calls and v_xml.requests_checked >= calls
-    assert v_json.responses_checked >= calls, "every response was validated against the spec"
+    platform = project.platform(pid)
+    formats = [platform.format(platform.operation(tool)) for tool in golden_calls(project, pid)]
+    # an operation without a format switch answers its one format (XML), which the spec's JSON schemas do not describe
+    json_answers = sum(1 for f in formats if f.param or f.extension or f.default == "json")
+    assert v_json.responses_checked >= json_answers, "every JSON response was validated against the spec"
     assert as_json == as_xml
 
 

@@ -83,9 +83,7 @@ class PlatformClient:
         # the user's key is redacted from everything the client reads; the sandbox's well-known one guards nothing
         self._secrets = [self._key] if self._key and secret else []
         self.base_url = (base_url or platform.server_url).rstrip("/")
-        fmt = platform.kopa.format
-        # A platform without a format switch answers in its one format, whatever the caller prefers.
-        self.wire: Wire = wire if fmt.param or fmt.extension else fmt.default
+        self.wire: Wire = wire  # the format asked for wherever the operation has a switch
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
         self.on_exchange = on_exchange
@@ -120,9 +118,14 @@ class PlatformClient:
         body = response.content
         return body if body[:2] == b"PK" else redact_bytes(body, self._secrets)
 
+    def wire_of(self, op: Operation) -> Wire:
+        """The format `op` answers in: the one asked for where it has a switch, else its only one."""
+        fmt = self.platform.format(op)
+        return self.wire if fmt.param or fmt.extension else fmt.default
+
     def request(self, op: Operation, params: Mapping[str, Any], wire: Wire) -> httpx.Request:
         """The exact HTTP request a real client sends: real path, real parameter names, the key, the format."""
-        fmt = self.platform.kopa.format
+        fmt = self.platform.format(op)
         path = op.route
         if fmt.extension and op.kopa.shape != "file" and wire == "xml":
             path = re.sub(r"\.json$", ".xml", path)
@@ -163,7 +166,8 @@ class PlatformClient:
         op = self.platform.operation(op) if isinstance(op, str) else op
         if op.kopa.shape == "file":
             return await self._call_file(op, params)
-        parsed = await self._send(op, self.request(op, params, self.wire), self.wire)
+        wire = self.wire_of(op)
+        parsed = await self._send(op, self.request(op, params, wire), wire)
         return self._result(op, parsed, params)
 
     async def _retrying(self, attempt_once: Callable[[], Awaitable[T]]) -> T:

@@ -91,7 +91,7 @@ class SpecValidator:
         app.validate_request(req)
         self.requests_checked += 1
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        fmt = self.platform.kopa.format
+        fmt = self.platform.format(op)
         if content_type == fmt.json_content_type.split(";")[0].strip().lower():
             content_type = "application/json"
         declared = app.spec / "paths" / op.path / op.method / "responses" / "200" / "content"

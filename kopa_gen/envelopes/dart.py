@@ -103,7 +103,7 @@ x-kopa:
                     body["group"] = grouped(platform, op, page.rows)
                 else:
                     body["list"] = page.rows
-        fmt = platform.kopa.format
+        fmt = platform.format(op)
         if wire == "json":
             # grouped items are typed by their groups' schemas, which `dumps` does not look into
             return Reply(200, dumps(body, op if op.kopa.groups is None else None), fmt.json_content_type)

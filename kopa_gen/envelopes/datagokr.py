@@ -115,7 +115,7 @@ x-kopa:
         echo: Mapping[str, str] = NO_ECHO,
     ) -> Reply:
         header = {"resultCode": code.code, "resultMsg": code.message}
-        fmt = platform.kopa.format
+        fmt = platform.format(op)
         ok = code.category in (Category.OK, Category.NO_DATA) and page is not None
         if wire == "json":
             response: JSON = {"header": header}

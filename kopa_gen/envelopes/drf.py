@@ -217,7 +217,7 @@ x-kopa:
         record: JSON | None = None,
         echo: Mapping[str, str] = NO_ECHO,
     ) -> Reply:
-        fmt = platform.kopa.format
+        fmt = platform.format(op)
         if code.category not in (Category.OK, Category.NO_DATA, Category.AUTH):
             return Reply(200, error_page(code.message), HTML_TYPE)
         lay = layout(platform, op)
@@ -256,7 +256,7 @@ x-kopa:
         return Reply(200, xml_bytes(root), fmt.xml_content_type)
 
     def _sentence(self, platform: Platform, tag: str, sentence: str, wire: Wire) -> Reply:
-        fmt = platform.kopa.format
+        fmt = platform.kopa.format  # an error sentence is the platform's, whatever the operation
         if wire == "json":
             return Reply(200, dumps({tag: sentence}), fmt.json_content_type)
         el = ET.Element(tag)

@@ -100,7 +100,7 @@ x-kopa:
                 pageSize=math.ceil(shown.total / shown.size) if shown.size else 0,
             )
             body[key] = shown.rows
-        fmt = platform.kopa.format
+        fmt = platform.format(op)
         if wire == "json":
             return Reply(200, dumps(body, op), fmt.json_content_type)
         root = ET.Element(ROOT)

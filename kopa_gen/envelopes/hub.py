@@ -84,7 +84,7 @@ x-kopa:
         record: JSON | None = None,
         echo: Mapping[str, str] = NO_ECHO,
     ) -> Reply:
-        fmt = platform.kopa.format
+        fmt = platform.format(op)
         result = {"CODE": code.code, "MESSAGE": code.message}
         ok = code.category is Category.OK and page is not None
         name = service(op)

@@ -98,7 +98,7 @@ x-kopa:
                 countPerPage=str(shown.size), totalCount=str(shown.total), currentPage=str(shown.page)
             )
             common.update(echo)
-        fmt = platform.kopa.format
+        fmt = platform.format(op)
         if wire == "json":
             return Reply(200, dumps({"results": {"common": common, "juso": rows}}, op), fmt.json_content_type)
         root = ET.Element("results")

@@ -81,7 +81,7 @@ x-kopa:
         record: JSON | None = None,
         echo: Mapping[str, str] = NO_ECHO,
     ) -> Reply:
-        fmt = platform.kopa.format
+        fmt = platform.format(op)
         result = {"resultCode": code.code, "resultMsg": code.message}
         ok = code.category is Category.OK and page is not None
         if wire == "json":

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
-from kopa_gen.language.kopa import Match, Provenance, Source, StrictModel
+from kopa_gen.language.kopa import Format, Match, Provenance, Source, StrictModel
 from kopa_gen.language.source import Loc, YamlError, load_yaml, resolve, validate_model
 from kopa_gen.language.source import Source as YamlSource
 from kopa_gen.language.world import ColumnGen
@@ -141,6 +141,12 @@ class Dataset(StrictModel):
     examples: dict[str, list[str | int]] = Field(
         default_factory=dict,
         description="Sample argument values for this dataset alone (an operation's `x-kopa.examples`).",
+    )
+    format: Format | None = Field(
+        default=None,
+        description="Its format switch where it differs from the platform's (an operation's `x-kopa.format`): "
+        "{param: type, json: json, xml: xml}, or {} for a dataset that takes none (it answers in `default`). A "
+        "`param` it names is added to its parameters.",
     )
 
 
@@ -368,6 +374,14 @@ class _Expansion:
                     self.diags.items.append(
                         src.diag((*ploc, "pattern"), f"invalid regular expression {p.pattern!r}: {exc}")
                     )
+        if ds.format is not None and ds.format.param in params:
+            self.diags.items.append(
+                src.diag(
+                    (*at, "format"),
+                    f"format parameter {ds.format.param!r} is also one of the dataset's params: remove it there, "
+                    "or name the switch the API has",
+                )
+            )
         if ds.source is not None and ds.rows is not None:
             self.diags.items.append(
                 src.diag(
@@ -395,7 +409,9 @@ class _Expansion:
                 prop["x-kopa-gen"] = f.gen.model_dump(mode="json", exclude_defaults=True)
             properties[f.name] = prop
         self.schemas[row_name] = {"type": "object", "description": ds.summary, "properties": properties}
-        parameters: list[JSON] = copy.deepcopy(catalog.defaults.parameters)
+        parameters: list[JSON] = [
+            p for p in copy.deepcopy(catalog.defaults.parameters) if not self._platform_switch(p, ds)
+        ]
         shared = len(parameters)
         for p in ds.params:
             schema: JSON = {"type": p.type}
@@ -414,6 +430,19 @@ class _Expansion:
             kopa["provenance"] = provenance.model_dump(mode="json", exclude_none=True)
         if ds.examples:
             kopa["examples"] = copy.deepcopy(ds.examples)
+        if ds.format is not None:
+            kopa["format"] = ds.format.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+            if ds.format.param is not None:
+                values = [v for v in (ds.format.json_value, ds.format.xml_value) if v is not None]
+                parameters.append(
+                    {
+                        "name": ds.format.param,
+                        "in": "query",
+                        "required": False,
+                        "description": "응답 형식 (" + ", ".join(values) + ")",
+                        "schema": {"type": "string", **({"enum": values} if values else {})},
+                    }
+                )
         if ds.source is not None:
             bound = ds.source.model_dump(mode="json")
             if not bound["filters"]:
@@ -437,6 +466,21 @@ class _Expansion:
         }
         self._redirect(ds, at, route, row_name, shared, src)
 
+    def _platform_switch(self, param: JSON, ds: Dataset) -> bool:
+        """Whether `param` (of `defaults.parameters`) is the platform's format switch that the dataset's own
+        `format` replaces."""
+        if ds.format is None:
+            return False
+        kopa = self.doc.get("x-kopa")
+        fmt = kopa.get("format") if isinstance(kopa, dict) else None
+        switch = fmt.get("param") if isinstance(fmt, dict) else None
+        if "$ref" in param:
+            try:
+                param = resolve(self.doc, str(param["$ref"]))
+            except KeyError:
+                return False  # reported by _shared_names
+        return switch is not None and param.get("name") == switch
+
     def _redirect(
         self, ds: Dataset, at: Loc, route: str, row_name: str, shared: int, src: YamlSource
     ) -> None:
@@ -449,6 +493,8 @@ class _Expansion:
             kopa: at,
             (*kopa, "synth_rows"): (*at, "rows"),
             (*kopa, "examples"): (*at, "examples"),
+            (*kopa, "format"): (*at, "format"),
+            (*get, "parameters", shared + len(ds.params)): (*at, "format"),
             (*kopa, "provenance"): (*at, "provenance")
             if ds.provenance is not None
             else ("defaults", "provenance"),

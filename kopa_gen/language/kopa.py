@@ -516,6 +516,12 @@ class OperationKopa(StrictModel):
     provenance: Provenance | None = Field(
         default=None, description="Where this operation's facts come from (else the platform's `provenance`)."
     )
+    format: Format | None = Field(
+        default=None,
+        description="This operation's format switch where it differs from the platform's (data.go.kr services of "
+        "one ministry spell it `type`, `resultType`, `dataType` or `_type`, or take none); absent: the "
+        "platform's `format`.",
+    )
     examples: dict[str, list[str | int]] = Field(
         default_factory=dict,
         description="Sample argument values for this operation alone, in the platform's `examples` shape; they "

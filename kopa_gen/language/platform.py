@@ -19,7 +19,7 @@ from jsonschema import Draft202012Validator
 from kopa_gen.cache import cache_dir
 from kopa_gen.language.catalog import expand_catalogs
 from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
-from kopa_gen.language.kopa import Echo, Nested, OperationKopa, PlatformKopa, Provenance, ResultCode
+from kopa_gen.language.kopa import Echo, Format, Nested, OperationKopa, PlatformKopa, Provenance, ResultCode
 from kopa_gen.language.kopa import Source as KopaSource
 from kopa_gen.language.nested import columns as row_columns
 from kopa_gen.language.nested import wire_props
@@ -124,6 +124,10 @@ class Platform:
         own = {e.field for e in op.kopa.echo}
         return (*(e for e in self.kopa.echo if e.field not in own), *op.kopa.echo)
 
+    def format(self, op: Operation) -> Format:
+        """How `op` is asked for JSON or XML: its own `x-kopa.format`, else the platform's."""
+        return op.kopa.format or self.kopa.format
+
     def paged(self, op: Operation) -> bool:
         """Whether the operation takes the platform's paging parameters."""
         paging = self.kopa.paging
@@ -201,7 +205,7 @@ def tool_params(kopa: PlatformKopa, op: Operation) -> tuple[Param, ...]:
     if op.kopa.shape == "file" and op.kopa.file is not None and op.kopa.file.per_row:
         chars = op.kopa.file.text_chars
         return (
-            *(p for p in op.params if p.name != kopa.format.param),
+            *(p for p in op.params if p.name != (op.kopa.format or kopa.format).param),
             Param("member", False, {"type": "string"}, "읽을 파일 이름 (기본: 첫 파일, 본문)"),
             Param(
                 "offset",
@@ -225,7 +229,8 @@ def tool_params(kopa: PlatformKopa, op: Operation) -> tuple[Param, ...]:
             Param("page", False, {"type": "integer", "minimum": 1}, "페이지 번호 (기본 1)"),
             Param("page_size", False, {"type": "integer", "minimum": 1, **largest}, page_size),
         )
-    return tuple(p for p in op.params if p.name != kopa.format.param)
+    switch = (op.kopa.format or kopa.format).param
+    return tuple(p for p in op.params if p.name != switch)
 
 
 def tool_arguments(kopa: PlatformKopa, op: Operation) -> dict[str, JSON]:
@@ -617,11 +622,15 @@ def _check_platform(
                 )
             )
         seen[op.tool] = op.path
-        if kopa.format.param and op.kopa.shape != "file" and op.param(kopa.format.param) is None:
+        switch = (op.kopa.format or kopa.format).param
+        if switch and op.kopa.shape != "file" and op.param(switch) is None:
+            own = op.kopa.format is not None
             diags.items.append(
                 src.diag(
                     ("paths", op.path, op.method, "parameters"),
-                    f"format parameter {kopa.format.param!r} missing",
+                    f"format parameter {switch!r} missing"
+                    + (" (x-kopa.format of this operation)" if own else " (the platform's x-kopa.format)")
+                    + ": add it to the parameters or give the operation its own x-kopa.format",
                 )
             )
 

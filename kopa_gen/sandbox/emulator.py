@@ -285,7 +285,7 @@ class Sandbox:
         return coerce_rows(op.row_props, rows)
 
     def _wire(self, platform: Platform, op: Operation, path: str, params: Mapping[str, str]) -> Wire:
-        fmt = platform.kopa.format
+        fmt = platform.format(op)
         if fmt.extension:
             return "json" if path.endswith(".json") else "xml"
         if fmt.param and fmt.json_value:
@@ -490,7 +490,7 @@ def _routes(platforms: Sequence[Platform]) -> list[BaseRoute]:
         shared: dict[tuple[str, str], list[Operation]] = {}
         for op in platform.operations:
             paths = [op.route]
-            if platform.kopa.format.extension and op.kopa.shape != "file":
+            if platform.format(op).extension and op.kopa.shape != "file":
                 paths.append(re.sub(r"\.json$", ".xml", op.route))
             for path in paths:
                 shared.setdefault((path, op.method.upper()), []).append(op)

@@ -39,6 +39,43 @@ REQUIRED_EXAMPLES: dict[str, str] = {
 }
 
 
+SAFETY_ENVELOPE = {"head", "row"}  # 행정안전부's statistics services list their envelope, not a row field
+OTHER_PAGING = {"pageIndex", "recordCountPerPage", "page", "perPage", "pageNum"}
+FORMAT = (
+    "resultType",
+    "_type",
+    "type",
+    "dataType",
+    "returnType",
+    "responseType",
+    "output",
+    "viewType",
+    "format",
+)
+
+
+def switch(ds: dict[str, Any], spec: dict[str, Any]) -> tuple[dict[str, Any], ...] | None:
+    """The operation's own format switch as its label names the values: () when it is the platform's, ({},) when
+    it takes none, None when the label names no values (left out: the value a client sends would be a guess)."""
+    platform = (spec.get("x-kopa") or {}).get("format") or {}
+    names = [n for n in ds.get("common", []) if n in FORMAT]
+    if not names:
+        return ({},) if platform.get("param") else ()
+    name = names[0]
+    label = (ds.get("common_labels") or {}).get(name, "")
+    if "0=xml" in label.replace(" ", "") and "1=json" in label.replace(" ", ""):
+        values = {"json": "1", "xml": "0"}
+    elif "json" in label:
+        values = {"json": "json", "xml": "xml"}
+    elif "JSON" in label:
+        values = {"json": "JSON", "xml": "XML"}
+    else:
+        return None
+    if name == platform.get("param") and values == {"json": platform.get("json"), "xml": platform.get("xml")}:
+        return ()
+    return ({"param": name, **values},)
+
+
 def lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
@@ -70,7 +107,9 @@ def example(name: str) -> str | None:
     return None  # the second pass (--examples) reads one from the rows
 
 
-def bind(draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str]) -> tuple[list[Any], dict[str, int]]:
+def bind(
+    draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str]
+) -> tuple[list[Any], dict[str, int]]:
     bound_paths = set(spec.get("paths") or {})
     tools = {
         op["x-kopa"]["tool"]
@@ -83,6 +122,8 @@ def bind(draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str
         "drafted": 0,
         "by hand": 0,
         "no fields": 0,
+        "other paging": 0,
+        "format values unnamed": 0,
         "required on unnamed field": 0,
         "bound": 0,
         "params left out": 0,
@@ -93,8 +134,15 @@ def bind(draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str
         if "/" + ds["code"] in bound_paths:
             counts["by hand"] += 1
             continue
-        if not ds.get("fields"):
+        if not ds.get("fields") or {f["name"] for f in ds["fields"]} <= SAFETY_ENVELOPE:
             counts["no fields"] += 1
+            continue
+        if OTHER_PAGING & set(ds.get("common", [])):
+            counts["other paging"] += 1  # a platform pages with one pair (pageNo/numOfRows)
+            continue
+        fmt = switch(ds, spec)
+        if fmt is None:
+            counts["format values unnamed"] += 1
             continue
         if ds["tool"] in tools:
             raise SystemExit(f"tool {ds['tool']} of {ds['code']} is taken by a hand-written operation")
@@ -103,7 +151,9 @@ def bind(draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str
         params: list[dict[str, Any]] = []
         examples: dict[str, list[str]] = {}
         if any(p.get("required") and selects(p["name"], names) is None for p in ds.get("params", [])):
-            counts["required on unnamed field"] += 1  # served without it, it would answer rows it never selects
+            counts["required on unnamed field"] += (
+                1  # served without it, it would answer rows it never selects
+            )
             continue
         for p in ds.get("params", []):
             counts["params"] += 1
@@ -139,19 +189,29 @@ def bind(draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str
         entry["provenance"] = provenance
         if examples:
             entry["examples"] = examples
+        if fmt:
+            entry["format"] = fmt[0]
         out.append(entry)
         counts["bound"] += 1
     # the same Korean name for operations of several services (TAGO's five 도시코드 목록 조회): say whose
-    titles = [str(op.get("summary", "")) for item in (spec.get("paths") or {}).values() for op in item.values()
-              if isinstance(op, dict)] + [d["summary"] for d in out]
+    titles = [
+        str(op.get("summary", ""))
+        for item in (spec.get("paths") or {}).values()
+        for op in item.values()
+        if isinstance(op, dict)
+    ] + [d["summary"] for d in out]
     for d in out:
         if titles.count(d["summary"]) > 1:
             d["summary"] = f"{d['summary']} ({d['code'].removeprefix('service/').split('/')[0]})"
     return out, counts
 
 
-LABEL_END = re.compile(r"\s*(와 일치하는 값|을\(를\) 포함하는 값|이상의 값|미만의 값|초과의 값|이하의 값)(\(.*\))?$")
-AGENCY = "(SELECT a.{column} FROM mois_agencies a WHERE a.gugunCd = OPN_ATMY_GRP_CD)"  # the row's local government
+LABEL_END = re.compile(
+    r"\s*(와 일치하는 값|을\(를\) 포함하는 값|이상의 값|미만의 값|초과의 값|이하의 값)(\(.*\))?$"
+)
+AGENCY = (
+    "(SELECT a.{column} FROM mois_agencies a WHERE a.gugunCd = OPN_ATMY_GRP_CD)"  # the row's local government
+)
 # How the family's common columns are filled where the rules from their names would be unrealistic.
 COND_GEN: dict[str, dict[str, Any]] = {
     "SALS_STTS_CD": {"choice": {"01": 6, "03": 3, "02": 1}},
@@ -180,12 +240,18 @@ def bind_conditions(draft: dict[str, Any], spec: dict[str, Any]) -> tuple[list[A
     (GTE/LT) on a column that is not a date or time is left out (the sandbox's text columns would compare digits)."""
     bound_paths = set(spec.get("paths") or {})
     out: list[Any] = []
-    counts = {"drafted": 0, "not of the family": 0, "by hand": 0, "bound": 0, "params left out": 0, "params": 0}
+    counts = {
+        "drafted": 0,
+        "not of the family": 0,
+        "by hand": 0,
+        "bound": 0,
+        "params left out": 0,
+        "params": 0,
+    }
     for ds in draft["datasets"]:
         counts["drafted"] += 1
-        conds = [p for p in ds.get("params", []) if condition(p["name"])]
-        if not conds or ds.get("common") != ["returnType", "pageNo", "numOfRows"]:
-            counts["not of the family"] += 1
+        if ds.get("common") != ["returnType", "pageNo", "numOfRows"]:
+            counts["not of the family"] += 1  # another format switch or paging pair: not yet read
             continue
         if "/" + ds["code"] in bound_paths:
             counts["by hand"] += 1
@@ -254,15 +320,15 @@ def examples_from_world(pid: str) -> None:
         by_param = {f.param: f for f in op.kopa.source.filters}
         args = [a for a in tool_params(platform.kopa, op) if a.name not in paging]
         given = {**platform.kopa.examples, **ds.get("examples", {})}
-        wanted = [a.name for a in args if a.required] or [
-            next((a.name for a in args if a.name in given), "")
-        ]
+        wanted = [a.name for a in args if a.required] or [next((a.name for a in args if a.name in given), "")]
         wanted = [name for name in wanted if name]
         if not wanted:
             continue
         columns = [by_param[name].column for name in wanted]
         where = " AND ".join(f'"{c}" IS NOT NULL' for c in columns)
-        row = db.execute(f'SELECT * FROM "{op.kopa.source.table}" WHERE {where} ORDER BY rowid LIMIT 1').fetchone()
+        row = db.execute(
+            f'SELECT * FROM "{op.kopa.source.table}" WHERE {where} ORDER BY rowid LIMIT 1'
+        ).fetchone()
         if row is None:
             continue
         own = dict(ds.get("examples", {}))
@@ -271,7 +337,9 @@ def examples_from_world(pid: str) -> None:
             own[name] = ["9" * len(value) if by_param[name].match == "lt" else value]  # `< value` excludes it
         ds["examples"] = own
     db.close()
-    path.write_text(head + yaml.safe_dump(catalog, allow_unicode=True, sort_keys=False, width=120), encoding="utf-8")
+    path.write_text(
+        head + yaml.safe_dump(catalog, allow_unicode=True, sort_keys=False, width=120), encoding="utf-8"
+    )
 
 
 def main() -> None:
@@ -283,10 +351,16 @@ def main() -> None:
     spec_path = REPO / "specs" / "platforms" / pid / "openapi.yaml"
     spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
     platform_examples = set((spec.get("x-kopa") or {}).get("examples") or {})
-    if pid == "mois":
-        datasets, counts = bind_conditions(draft, spec)
-    else:
-        datasets, counts = bind(draft, spec, platform_examples)
+    # an operation whose parameters are conditions cond[COLUMN::OP] (행정안전부's 인허가 family) names its row's
+    # columns by them; any other is bound by the fields its source lists
+    family = [ds for ds in draft["datasets"] if any(condition(p["name"]) for p in ds.get("params", []))]
+    rest = [ds for ds in draft["datasets"] if ds not in family]
+    datasets, counts = bind_conditions({"datasets": family}, spec)
+    more, counted = bind({"datasets": rest}, spec, platform_examples)
+    datasets += more
+    for name, n in counted.items():
+        counts[name] = counts.get(name, 0) + n
+    counts = {name: n for name, n in counts.items() if n or name in ("drafted", "bound")}
     header = (HERE / "defaults" / f"{pid}.yaml").read_text(encoding="utf-8")
     said = ", ".join(f"{k} {v}" for k, v in counts.items())
     text = header.replace("{counts}", said)

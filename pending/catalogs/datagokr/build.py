@@ -51,11 +51,14 @@ def entry(m: dict, org: str, prefix: str) -> dict:
     first = m["first_line"]
     summary = first.split(" — ", 1)[0].strip() or first
     params, common, common_req = [], [], []
+    common_labels: dict = {}
     for p in m["params"]:
         if p["name"] in KEYS:
             continue
         if is_common(p):
             common.append(p["name"])
+            if p["name"] in FORMAT and p["label"]:
+                common_labels[p["name"]] = p["label"]
             if p["required"]:
                 common_req.append(p["name"])
             continue
@@ -75,6 +78,8 @@ def entry(m: dict, org: str, prefix: str) -> dict:
          "common": common}
     if common_req:
         e["common_required"] = common_req
+    if common_labels:
+        e["common_labels"] = common_labels
     e["fields"] = fields
     if env:
         e["envelope_fields"] = env
