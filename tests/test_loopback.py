@@ -183,6 +183,61 @@ def test_mois_conditions_on_the_wire(served: tuple[str, dict[str, str]]) -> None
     assert "%5B" in urllib.parse.urlencode([("cond[BPLC_NM::LIKE]", part)])  # the brackets went out encoded
 
 
+def test_molit_codes_chain_to_the_legal_districts_on_the_wire(served: tuple[str, dict[str, str]]) -> None:
+    """국토교통부 (1613000) beyond TAGO: 지역코드조회 (dataType=JSON, the platform's switch) lists a 시도's 읍면동 with
+    their codes; a 교통카드 statistics dataset selected by one of those 시도 codes answers rows of that 시도 whose
+    시군구 names are the lookup's; a 건축HUB dataset (`_type=json`, its own switch) answers sigunguCd + bjdongCd pairs
+    that are current 법정동 codes of the region platform. The datasets are the spec's first of each kind."""
+    base, keys = served
+    platform = repository_project().platform("molit")
+
+    def items(route: str, **query: str) -> list[dict[str, str]]:
+        kind, raw = get(f"{base}/molit/1613000{route}", serviceKey=keys["molit"], numOfRows="1000", **query)
+        assert kind.startswith("application/json"), (route, raw[:200])
+        body = json.loads(raw)["response"]
+        assert body["header"]["resultCode"] == "00"
+        found = body["body"]["items"]
+        rows = [] if found == "" else found["item"]
+        return [rows] if isinstance(rows, dict) else rows
+
+    seoul = items("/RegionalCode/getRegionalCode", dataType="JSON", ctpv_cd="11")
+    assert seoul and {r["ctpv_nm"] for r in seoul} == {"서울특별시"}
+    assert all(r["emd_cd"].startswith(r["sgg_cd"]) and r["sgg_cd"].startswith("11") for r in seoul)
+    names = {r["sgg_cd"]: r["sgg_nm"] for r in seoul}
+    stats = next(
+        o
+        for o in platform.operations
+        if o.param("ctpv_cd") is not None
+        and "sgg_nm" in o.row_props
+        and platform.format(o).param == "dataType"
+        and not any(p.required and p.name != "ctpv_cd" for p in o.params)
+    )
+    rows = items(stats.route, dataType="JSON", ctpv_cd="11")
+    assert rows and all(r["ctpv_cd"] == "11" and names[r["sgg_cd"]] == r["sgg_nm"] for r in rows), stats.tool
+    building = next(
+        o
+        for o in platform.operations
+        if {"sigunguCd", "bjdongCd"} <= set(o.row_props) and o.param("sigunguCd")
+    )
+    assert platform.format(building).param == "_type"
+    given = {name: str(values[0]) for name, values in platform.examples(building.tool).items()}
+    (row, *_) = items(building.route, _type="json", **given)
+    code = row["sigunguCd"] + row["bjdongCd"]
+    district = next(
+        r
+        for r in items("/RegionalCode/getRegionalCode", dataType="JSON", ctpv_cd=code[:2])
+        if r["emd_cd"] == code
+    )
+    _, found = get(
+        f"{base}/region/1741000/StanReginCd/getStanReginCdList",
+        ServiceKey=keys["region"],
+        type="json",
+        numOfRows="1000",
+        locatadd_nm=f"{district['sgg_nm']} {district['emd_nm']}",
+    )
+    assert code in {r["region_cd"] for r in json.loads(found)["StanReginCd"][1]["row"]}
+
+
 @pytest.mark.anyio
 async def test_neispy_third_party_client_works_by_changing_only_its_base_url(
     served: tuple[str, dict[str, str]],

@@ -1,6 +1,7 @@
 """Write a platform's data.go.kr catalog (specs/platforms/<platform>/catalog.yaml) from a draft of this folder.
 
     python pending/catalogs/datagokr/bind.py fsc              # fsc.yaml -> specs/platforms/fsc/catalog.yaml
+    python pending/catalogs/datagokr/bind.py molit            # molit_other.yaml -> specs/platforms/molit/catalog.yaml
     kopa-gen build && python pending/catalogs/datagokr/bind.py --examples fsc   # sample arguments from the rows
 
 What is bound, and what is not (counted on stderr, and in the catalog's header):
@@ -54,14 +55,19 @@ FORMAT = (
 )
 
 
-def switch(ds: dict[str, Any], spec: dict[str, Any]) -> tuple[dict[str, Any], ...] | None:
-    """The operation's own format switch as its label names the values: () when it is the platform's, ({},) when
-    it takes none, None when the label names no values (left out: the value a client sends would be a guess)."""
+def switch(ds: dict[str, Any], spec: dict[str, Any], switched: set[str]) -> tuple[dict[str, Any], ...] | None:
+    """The operation's own format switch as its label names the values: () when it is the platform's (by name),
+    ({},) when it takes none, None when the label of another switch names no values (left out: the value a client
+    sends would be a guess). `switched`: the services of which some operation names a switch (the source leaves it
+    out of some operations of a service whose others send it, as the hand-written ones do)."""
     platform = (spec.get("x-kopa") or {}).get("format") or {}
     names = [n for n in ds.get("common", []) if n in FORMAT]
-    if not names:
-        return ({},) if platform.get("param") else ()
+    if not names:  # none named: none taken, unless another operation of its service takes a switch
+        service = ds["code"].removeprefix("service/").split("/")[0]
+        return () if service in switched or not platform.get("param") else ({},)
     name = names[0]
+    if name == platform.get("param"):
+        return ()  # the platform's switch, sent as the platform spells its values
     label = (ds.get("common_labels") or {}).get(name, "")
     if "0=xml" in label.replace(" ", "") and "1=json" in label.replace(" ", ""):
         values = {"json": "1", "xml": "0"}
@@ -71,8 +77,6 @@ def switch(ds: dict[str, Any], spec: dict[str, Any]) -> tuple[dict[str, Any], ..
         values = {"json": "JSON", "xml": "XML"}
     else:
         return None
-    if name == platform.get("param") and values == {"json": platform.get("json"), "xml": platform.get("xml")}:
-        return ()
     return ({"param": name, **values},)
 
 
@@ -129,6 +133,11 @@ def bind(
         "params left out": 0,
         "params": 0,
     }
+    switched = {route.strip("/").removeprefix("service/").split("/")[0] for route in bound_paths} | {
+        ds["code"].removeprefix("service/").split("/")[0]
+        for ds in draft["datasets"]
+        if any(n in FORMAT for n in ds.get("common", []))
+    }
     for ds in draft["datasets"]:
         counts["drafted"] += 1
         if "/" + ds["code"] in bound_paths:
@@ -140,7 +149,7 @@ def bind(
         if OTHER_PAGING & set(ds.get("common", [])):
             counts["other paging"] += 1  # a platform pages with one pair (pageNo/numOfRows)
             continue
-        fmt = switch(ds, spec)
+        fmt = switch(ds, spec, switched)
         if fmt is None:
             counts["format values unnamed"] += 1
             continue
@@ -174,6 +183,8 @@ def bind(
                 param["match"] = match
             if field != p["name"]:
                 param["field"] = field
+            elif p.get("type", "string") != "string":  # the source types the value it selects with: so is the field
+                next(f for f in fields if f["name"] == field).setdefault("type", p["type"])
             params.append(param)
         entry: dict[str, Any] = {
             "code": ds["code"],
@@ -333,8 +344,10 @@ def examples_from_world(pid: str) -> None:
             continue
         own = dict(ds.get("examples", {}))
         for name, column in zip(wanted, columns, strict=True):
-            value = str(row[column])
-            own[name] = ["9" * len(value) if by_param[name].match == "lt" else value]  # `< value` excludes it
+            raw = row[column]
+            value = str(raw)
+            lt = by_param[name].match == "lt"  # `< value` excludes it
+            own[name] = ["9" * len(value) if lt else raw if isinstance(raw, int) else value]
         ds["examples"] = own
     db.close()
     path.write_text(
@@ -347,7 +360,8 @@ def main() -> None:
         examples_from_world(sys.argv[2])
         return
     pid = sys.argv[1]
-    draft = yaml.safe_load((HERE / f"{pid}.yaml").read_text(encoding="utf-8"))
+    drafts = {"molit": "molit_other"}  # 국토교통부 beyond TAGO (tago.yaml holds the TAGO family)
+    draft = yaml.safe_load((HERE / f"{drafts.get(pid, pid)}.yaml").read_text(encoding="utf-8"))
     spec_path = REPO / "specs" / "platforms" / pid / "openapi.yaml"
     spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
     platform_examples = set((spec.get("x-kopa") or {}).get("examples") or {})
