@@ -275,6 +275,48 @@ def test_format_switch_mistakes_are_errors_at_their_line(tmp_path: Path) -> None
     ), found
 
 
+def test_envelope_placeholders_are_each_datasets_own(tmp_path: Path) -> None:
+    """A response template may name its elements per dataset (the DRF: `{root}`, `{item}`); a dataset gives each
+    placeholder a value, and none the template lacks."""
+
+    def named(catalog: dict[str, Any]) -> None:
+        catalog["defaults"]["response"] = {
+            "type": "object",
+            "required": ["{root}"],
+            "properties": {
+                "{root}": {
+                    "type": "object",
+                    "properties": {"{item}": {"type": "array", "items": {"$ref": "{row}"}}},
+                }
+            },
+        }
+        catalog["defaults"]["echo"] = [{"field": "pageNo", "param": "pageNo", "default": "1"}]
+        catalog["datasets"][0]["fields"].insert(0, {"name": "id", "attribute": True})
+        for ds, root in zip(catalog["datasets"], ("Veg", "Grain", "Orchard"), strict=True):
+            ds["envelope"] = {"root": root, "item": root.lower()}
+
+    toy = catalog_project(tmp_path, broken(named)).platform("toy")
+    vegetables = toy.operation("toy_list_vegetables")
+    schema = toy.doc["paths"][vegetables.path]["get"]["responses"]["200"]["content"]["application/json"][
+        "schema"
+    ]
+    assert schema["required"] == ["Veg"] and "veg" in schema["properties"]["Veg"]["properties"]
+    assert vegetables.row_props["id"]["xml"] == {"attribute": True}
+    assert [(e.field, e.param, e.default) for e in vegetables.kopa.echo] == [("pageNo", "pageNo", "1")]
+
+    def mistakes(catalog: dict[str, Any]) -> None:
+        named(catalog)
+        del catalog["datasets"][0]["envelope"]["item"]
+        catalog["datasets"][1]["envelope"]["colour"] = "red"
+
+    assert catalog_problems(tmp_path / "wrong", broken(mistakes)) == [
+        f"{CATALOG_FILE}:35: datasets[0]: error: the response template's {{item}} has no value here: add "
+        "`envelope: {item: ...}`",
+        f"{CATALOG_FILE}:84: datasets[1].envelope.colour: error: the response template has no {{colour}}: remove "
+        "it, or use it in defaults.response",
+    ]
+
+
 def test_a_catalog_of_2400_datasets_expands_to_2400_unique_tools(tmp_path: Path) -> None:
     """Scale case (built here): the paper's 2,318 tools are catalogs of this size."""
     datasets = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -15,6 +16,7 @@ from urllib.parse import quote
 
 import pytest
 
+from kopa_gen.cache import cache_dir
 from kopa_gen.evaluate.runner import load_fixture
 from kopa_gen.language.platform import Platform
 from kopa_gen.policies.base import registered
@@ -307,13 +309,19 @@ def test_a_ray_address_with_no_cluster_is_refused_at_once(tmp_path: Path) -> Non
     )
 
 
-def test_a_bad_world_worker_count_is_one_line(tmp_path: Path) -> None:
-    """Read only when a world has to be built: an empty cache makes `build` build one."""
+def test_a_bad_world_worker_count_is_one_line(project: Project, tmp_path: Path) -> None:
+    """Read only when a world has to be built: a cache without the world makes `build` build one. The cache keeps
+    the project's checked specs (validating every spec again costs minutes on a busy machine, and is not what this
+    test is about)."""
+    cache = tmp_path / "cache"
+    for kept in ("valid-specs", "projects"):
+        if (cache_dir() / kept).is_dir():
+            shutil.copytree(cache_dir() / kept, cache / kept)
     got = subprocess.run(
         [sys.executable, "-m", "kopa_gen", "--root", str(ROOT), "build"],
         capture_output=True,
         text=True,
-        env=env(KOPA_GEN_CACHE=str(tmp_path / "cache"), KOPA_GEN_WORLD_WORKERS="two"),
+        env=env(KOPA_GEN_CACHE=str(cache), KOPA_GEN_WORLD_WORKERS="two"),
         timeout=120,
         check=False,
     )

@@ -338,3 +338,42 @@ async def test_effective_law_versions(sandbox: Sandbox, world: BuiltWorld) -> No
             assert (basic["시행일자"], basic["공포번호"]) == (effective, str(number))
         wrong = await law.call("law_get_effective_law", {"MST": versions[0][0], "efYd": "19000101"})
     assert wrong.record is None and wrong.message == NO_LAW
+
+
+@pytest.mark.anyio
+async def test_catalog_searches_answer_in_the_probed_elements(sandbox: Sandbox, world: BuiltWorld) -> None:
+    """The searches of the law catalog answer in the root and item elements their target's answers were seen in
+    (a ministry's 법령해석: `<CgmExpc>…<cgmExpc id="1">`), repeat the target and the query, page, and find by name;
+    a row naming a law (영문 법령) carries that law's facts as the world holds them."""
+    platform = repository_project().platform(PID)
+    moel = platform.operation("law_search_moel_interpretations")
+    target = moel.fixed_query["target"]
+    page = await get(sandbox, "/lawSearch.do", target=target, type="XML", display="3", page="2")
+    root = ET.fromstring(page.content)
+    assert root.tag == "CgmExpc" and root.findtext("target") == target and root.findtext("page") == "2"
+    rows = root.findall("cgmExpc")
+    assert [r.get("id") for r in rows] == ["4", "5", "6"]  # the position in the whole answer
+    assert {r.findtext("해석기관명") for r in rows} == {"고용노동부"}
+    as_json = (await get(sandbox, "/lawSearch.do", target=target, type="JSON", display="3", page="2")).json()
+    assert [r["안건명"] for r in as_json["CgmExpc"]["cgmExpc"]] == [r.findtext("안건명") for r in rows]
+    law_name = rows[0].findtext("안건명").split("」")[0].removeprefix("「")
+    found = (
+        await get(sandbox, "/lawSearch.do", target=target, type="JSON", query=law_name, display="100")
+    ).json()
+    assert found["CgmExpc"]["키워드"] == law_name and int(found["CgmExpc"]["totalCnt"]) >= 1
+    assert all(law_name in r["안건명"] for r in found["CgmExpc"]["cgmExpc"])
+    english = ET.fromstring(
+        (await get(sandbox, "/lawSearch.do", target="elaw", type="XML", display="5")).content
+    )
+    assert english.tag == "LawSearch"
+    with db(world) as con:
+        for row in english.findall("law"):
+            law = con.execute(
+                "SELECT 법령명한글, 법령일련번호, 소관부처명 FROM law_current_rows WHERE 법령ID = ?",
+                (row.findtext("법령ID"),),
+            ).fetchone()
+            assert law == (
+                row.findtext("법령명한글"),
+                row.findtext("법령일련번호"),
+                row.findtext("소관부처명"),
+            )

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
-from kopa_gen.language.kopa import Format, Match, Provenance, Source, StrictModel
+from kopa_gen.language.kopa import Echo, Format, Match, Provenance, Source, StrictModel
 from kopa_gen.language.source import Loc, YamlError, load_yaml, resolve, validate_model
 from kopa_gen.language.source import Source as YamlSource
 from kopa_gen.language.world import ColumnGen
@@ -100,6 +100,11 @@ class CatalogField(StrictModel):
     type: ValueType = Field(default="string", description="JSON type (hub portals send strings).")
     description: str = Field(default="", description="Korean description, as the API guide gives it.")
     enum: list[str | int] | None = Field(default=None, description="The values it takes, if a closed list.")
+    attribute: bool = Field(
+        default=False,
+        description="In XML an attribute of the row's element, not a child (the DRF's `<law id=\"1\">`); a row "
+        "whose world leaves it empty sends its position in the whole answer, as the DRF does.",
+    )
     gen: ColumnGen | None = Field(
         default=None,
         description="How the default world fills it (becomes `x-kopa-gen`), where the rules from its name and "
@@ -142,6 +147,11 @@ class Dataset(StrictModel):
         default_factory=dict,
         description="Sample argument values for this dataset alone (an operation's `x-kopa.examples`).",
     )
+    envelope: dict[str, str] = Field(
+        default_factory=dict,
+        description="Values of the response template's other placeholders, `{name}` as a whole key or value "
+        "(the DRF's element names: {root: CgmExpc, item: cgmExpc}).",
+    )
     format: Format | None = Field(
         default=None,
         description="Its format switch where it differs from the platform's (an operation's `x-kopa.format`): "
@@ -166,6 +176,10 @@ class Defaults(StrictModel):
         "the dataset code and `{row}` for the JSON pointer of its row schema."
     )
     rows: int = Field(default=120, ge=1, description="Rows of each synthesised table, unless a dataset says.")
+    echo: list[Echo] = Field(
+        default_factory=list,
+        description="Request parameters every dataset's envelope repeats back (an operation's `x-kopa.echo`).",
+    )
     provenance: Provenance | None = Field(
         default=None, description="Where the datasets' facts come from, unless a dataset says."
     )
@@ -374,6 +388,21 @@ class _Expansion:
                     self.diags.items.append(
                         src.diag((*ploc, "pattern"), f"invalid regular expression {p.pattern!r}: {exc}")
                     )
+        wanted = placeholders(catalog.defaults.response) - {"code", "row"}
+        for name in sorted(wanted - set(ds.envelope)):
+            self.diags.items.append(
+                src.diag(
+                    at,
+                    f"the response template's {{{name}}} has no value here: add `envelope: {{{name}: ...}}`",
+                )
+            )
+        for name in sorted(set(ds.envelope) - wanted):
+            self.diags.items.append(
+                src.diag(
+                    (*at, "envelope", name),
+                    f"the response template has no {{{name}}}: remove it, or use it in defaults.response",
+                )
+            )
         if ds.format is not None and ds.format.param in params:
             self.diags.items.append(
                 src.diag(
@@ -405,6 +434,8 @@ class _Expansion:
                 prop["description"] = f.description
             if f.enum is not None:
                 prop["enum"] = list(f.enum)
+            if f.attribute:
+                prop["xml"] = {"attribute": True}
             if f.gen is not None:
                 prop["x-kopa-gen"] = f.gen.model_dump(mode="json", exclude_defaults=True)
             properties[f.name] = prop
@@ -451,7 +482,9 @@ class _Expansion:
         else:
             kopa["synth_rows"] = ds.rows or catalog.defaults.rows
             kopa["filters"] = filters
-        response = _fill(catalog.defaults.response, ds.code, row_ref)
+        if catalog.defaults.echo:
+            kopa["echo"] = [e.model_dump(mode="json", exclude_none=True) for e in catalog.defaults.echo]
+        response = _fill(catalog.defaults.response, {"code": ds.code, "row": row_ref, **ds.envelope})
         self.paths[route] = {
             "get": {
                 "operationId": ds.code,
@@ -494,6 +527,7 @@ class _Expansion:
             (*kopa, "synth_rows"): (*at, "rows"),
             (*kopa, "examples"): (*at, "examples"),
             (*kopa, "format"): (*at, "format"),
+            (*kopa, "echo"): ("defaults", "echo"),
             (*get, "parameters", shared + len(ds.params)): (*at, "format"),
             (*kopa, "provenance"): (*at, "provenance")
             if ds.provenance is not None
@@ -516,13 +550,29 @@ class _Expansion:
         self.out.redirects.update({loc: (src, base) for loc, base in places.items()})
 
 
-def _fill(node: Any, code: str, row_ref: str) -> Any:
-    """The response template with `{code}` and `{row}` (as whole keys or values) put in."""
-    words = {"{code}": code, "{row}": row_ref}
+PLACEHOLDER = re.compile(r"^\{(\w+)\}$")
+
+
+def _fill(node: Any, values: dict[str, str]) -> Any:
+    """The response template with its placeholders (`{code}`, `{row}`, a dataset's `envelope` names; whole keys or
+    values) put in."""
     if isinstance(node, dict):
-        return {words.get(k, k): _fill(v, code, row_ref) for k, v in node.items()}
+        return {_word(k, values): _fill(v, values) for k, v in node.items()}
     if isinstance(node, list):
-        return [_fill(v, code, row_ref) for v in node]
-    if isinstance(node, str):
-        return words.get(node, node)
-    return node
+        return [_fill(v, values) for v in node]
+    return _word(node, values) if isinstance(node, str) else node
+
+
+def _word(text: str, values: dict[str, str]) -> str:
+    found = PLACEHOLDER.match(text)
+    return values.get(found.group(1), text) if found else text
+
+
+def placeholders(node: Any) -> set[str]:
+    """The `{name}` placeholders of a response template."""
+    if isinstance(node, dict):
+        return {n for k, v in node.items() for n in placeholders(k) | placeholders(v)}
+    if isinstance(node, list):
+        return {n for v in node for n in placeholders(v)}
+    found = PLACEHOLDER.match(node) if isinstance(node, str) else None
+    return {found.group(1)} if found else set()

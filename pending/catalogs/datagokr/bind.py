@@ -183,7 +183,9 @@ def bind(
                 param["match"] = match
             if field != p["name"]:
                 param["field"] = field
-            elif p.get("type", "string") != "string":  # the source types the value it selects with: so is the field
+            elif (
+                p.get("type", "string") != "string"
+            ):  # the source types the value it selects with: so is the field
                 next(f for f in fields if f["name"] == field).setdefault("type", p["type"])
             params.append(param)
         entry: dict[str, Any] = {
