@@ -80,6 +80,34 @@ def switch(ds: dict[str, Any], spec: dict[str, Any], switched: set[str]) -> tupl
     return ({"param": name, **values},)
 
 
+# How a platform's synthesised rows fill fields the rules from their names get wrong (the 교통카드 statistics'
+# months and years, their departure and arrival regions, drawn from the world's and named as it names them).
+NAMED = "(SELECT r.{name} FROM molit_regions r WHERE r.{code} = {column} LIMIT 1)"
+FIELD_GEN: dict[str, dict[str, dict[str, Any]]] = {
+    "molit": {
+        "opr_ym": {"date": ["2023-01-01", "today-60"], "format": "%Y%m"},
+        "opr_yr": {"date": ["2019-01-01", "today-400"], "format": "%Y"},
+        "dow_nm": {"choice": ["월", "화", "수", "목", "금", "토", "일"]},
+        **{f"{end}_ctpv_cd": {"ref": "molit_regions.ctpv_cd"} for end in ("dptre", "arvl", "ride", "alght")},
+        **{  # a 시군구 of the row's 시도
+            f"{end}_sgg_cd": {
+                "sql": f"(SELECT r.sgg_cd FROM molit_regions r WHERE r.ctpv_cd = {end}_ctpv_cd AND r.rowid = "
+                f"(SELECT min(q.rowid) FROM molit_regions q WHERE q.ctpv_cd = {end}_ctpv_cd) + (_n * 37) % "
+                f"(SELECT count(*) FROM molit_regions q WHERE q.ctpv_cd = {end}_ctpv_cd))"
+            }
+            for end in ("dptre", "arvl", "ride", "alght")
+        },
+        **{
+            f"{end}_{kind}_nm": {
+                "sql": NAMED.format(name=f"{kind}_nm", code=f"{kind}_cd", column=f"{end}_{kind}_cd")
+            }
+            for end in ("dptre", "arvl", "ride", "alght")
+            for kind in ("ctpv", "sgg")
+        },
+    }
+}
+
+
 def lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
@@ -114,6 +142,7 @@ def example(name: str) -> str | None:
 def bind(
     draft: dict[str, Any], spec: dict[str, Any], platform_examples: set[str]
 ) -> tuple[list[Any], dict[str, int]]:
+    field_gen = FIELD_GEN.get(str((spec.get("x-kopa") or {}).get("platform")), {})
     bound_paths = set(spec.get("paths") or {})
     tools = {
         op["x-kopa"]["tool"]
@@ -157,6 +186,12 @@ def bind(
             raise SystemExit(f"tool {ds['tool']} of {ds['code']} is taken by a hand-written operation")
         fields = [{"name": f["name"], "description": f.get("description", "")} for f in ds["fields"]]
         names = {f["name"] for f in fields}
+        for f in fields:
+            gen = field_gen.get(f["name"])
+            if gen is not None and (
+                "sql" not in gen or gen["sql"].split(" = ")[1].split(" ")[0] in names - {f["name"]}
+            ):
+                f["gen"] = copy.deepcopy(gen)  # a name read from a code the row holds
         params: list[dict[str, Any]] = []
         examples: dict[str, list[str]] = {}
         if any(p.get("required") and selects(p["name"], names) is None for p in ds.get("params", [])):
