@@ -91,11 +91,14 @@ def write_scale_project(root: Path, copies: int | None = None) -> int:
     shutil.copytree(REPO / "specs" / "world", specs / "world")
     domains = _load(REPO / "specs" / "domains.yaml")
     held = domains.get("held_out") or {}
-    if held.get("platforms"):  # the held-out platforms' synthetic copies
-        held["platforms"] = [pid + SUFFIX for pid in held["platforms"]]
+    copied = real_specs()
+    if held.get("platforms"):  # the held-out platforms' synthetic copies (a catalog platform is not copied)
+        held["platforms"] = [pid + SUFFIX for pid in held["platforms"] if pid in copied]
+        if not held["platforms"]:
+            del domains["held_out"]
     (specs / "domains.yaml").write_text(yaml.safe_dump(domains, allow_unicode=True), encoding="utf-8")
     total = 0
-    for pid, doc in real_specs().items():
+    for pid, doc in copied.items():
         scaled = replicate(doc, copies)
         folder = specs / "platforms" / (pid + SUFFIX)
         folder.mkdir(parents=True)
