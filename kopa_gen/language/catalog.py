@@ -271,6 +271,8 @@ class _Expansion:
             if isinstance(raw, dict) and isinstance(raw.get("x-kopa"), dict) and "tool" in raw["x-kopa"]
         }
         self.hand_written = set(self.paths)
+        fmt = doc.get("x-kopa", {}).get("format") if isinstance(doc.get("x-kopa"), dict) else None
+        self.switch = fmt.get("param") if isinstance(fmt, dict) else None  # the platform's format switch
         self.codes: dict[str, str] = {}  # code -> file:line of its dataset
 
     def add(self, catalog: Catalog, src: YamlSource) -> None:
@@ -502,17 +504,14 @@ class _Expansion:
     def _platform_switch(self, param: JSON, ds: Dataset) -> bool:
         """Whether `param` (of `defaults.parameters`) is the platform's format switch that the dataset's own
         `format` replaces."""
-        if ds.format is None:
+        if ds.format is None or self.switch is None:
             return False
-        kopa = self.doc.get("x-kopa")
-        fmt = kopa.get("format") if isinstance(kopa, dict) else None
-        switch = fmt.get("param") if isinstance(fmt, dict) else None
         if "$ref" in param:
             try:
                 param = resolve(self.doc, str(param["$ref"]))
             except KeyError:
                 return False  # reported by _shared_names
-        return switch is not None and param.get("name") == switch
+        return bool(param.get("name") == self.switch)
 
     def _redirect(
         self, ds: Dataset, at: Loc, route: str, row_name: str, shared: int, src: YamlSource

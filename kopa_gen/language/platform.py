@@ -126,7 +126,7 @@ class Platform:
 
     def format(self, op: Operation) -> Format:
         """How `op` is asked for JSON or XML: its own `x-kopa.format`, else the platform's."""
-        return op.kopa.format or self.kopa.format
+        return format_of(self.kopa, op)
 
     def paged(self, op: Operation) -> bool:
         """Whether the operation takes the platform's paging parameters."""
@@ -199,13 +199,18 @@ def openapi_errors(doc: JSON, digest: str) -> list[tuple[Loc, str]]:
     return errors
 
 
+def format_of(kopa: PlatformKopa, op: Operation) -> Format:
+    """The operation's format switch: its own `x-kopa.format`, else the platform's (`kopa`)."""
+    return op.kopa.format or kopa.format
+
+
 def tool_params(kopa: PlatformKopa, op: Operation) -> tuple[Param, ...]:
     """The arguments of the operation's tool as the generated tool exposes them: the parameters minus the format
     switch; for a bulk file, its local filters plus paging."""
     if op.kopa.shape == "file" and op.kopa.file is not None and op.kopa.file.per_row:
         chars = op.kopa.file.text_chars
         return (
-            *(p for p in op.params if p.name != (op.kopa.format or kopa.format).param),
+            *(p for p in op.params if p.name != format_of(kopa, op).param),
             Param("member", False, {"type": "string"}, "읽을 파일 이름 (기본: 첫 파일, 본문)"),
             Param(
                 "offset",
@@ -229,7 +234,7 @@ def tool_params(kopa: PlatformKopa, op: Operation) -> tuple[Param, ...]:
             Param("page", False, {"type": "integer", "minimum": 1}, "페이지 번호 (기본 1)"),
             Param("page_size", False, {"type": "integer", "minimum": 1, **largest}, page_size),
         )
-    switch = (op.kopa.format or kopa.format).param
+    switch = format_of(kopa, op).param
     return tuple(p for p in op.params if p.name != switch)
 
 
@@ -622,7 +627,7 @@ def _check_platform(
                 )
             )
         seen[op.tool] = op.path
-        switch = (op.kopa.format or kopa.format).param
+        switch = format_of(kopa, op).param
         if switch and op.kopa.shape != "file" and op.param(switch) is None:
             own = op.kopa.format is not None
             diags.items.append(

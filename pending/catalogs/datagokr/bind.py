@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from build import FORMAT  # the switch names the drafts were sorted by (this folder's build.py)
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -42,17 +43,6 @@ REQUIRED_EXAMPLES: dict[str, str] = {
 
 SAFETY_ENVELOPE = {"head", "row"}  # 행정안전부's statistics services list their envelope, not a row field
 OTHER_PAGING = {"pageIndex", "recordCountPerPage", "page", "perPage", "pageNum"}
-FORMAT = (
-    "resultType",
-    "_type",
-    "type",
-    "dataType",
-    "returnType",
-    "responseType",
-    "output",
-    "viewType",
-    "format",
-)
 
 
 def switch(ds: dict[str, Any], spec: dict[str, Any], switched: set[str]) -> tuple[dict[str, Any], ...] | None:
@@ -83,25 +73,32 @@ def switch(ds: dict[str, Any], spec: dict[str, Any], switched: set[str]) -> tupl
 # How a platform's synthesised rows fill fields the rules from their names get wrong (the 교통카드 statistics'
 # months and years, their departure and arrival regions, drawn from the world's and named as it names them).
 NAMED = "(SELECT r.{name} FROM molit_regions r WHERE r.{code} = {column} LIMIT 1)"
-FIELD_GEN: dict[str, dict[str, dict[str, Any]]] = {
+ENDS = ("dptre", "arvl", "ride", "alght")  # departure, arrival, boarding, alighting
+FIELD_GEN: dict[
+    str, dict[str, tuple[dict[str, Any], str | None]]
+] = {  # field -> (generator, the field it reads)
     "molit": {
-        "opr_ym": {"date": ["2023-01-01", "today-60"], "format": "%Y%m"},
-        "opr_yr": {"date": ["2019-01-01", "today-400"], "format": "%Y"},
-        "dow_nm": {"choice": ["월", "화", "수", "목", "금", "토", "일"]},
-        **{f"{end}_ctpv_cd": {"ref": "molit_regions.ctpv_cd"} for end in ("dptre", "arvl", "ride", "alght")},
+        "opr_ym": ({"date": ["2023-01-01", "today-60"], "format": "%Y%m"}, None),
+        "opr_yr": ({"date": ["2019-01-01", "today-400"], "format": "%Y"}, None),
+        "dow_nm": ({"choice": ["월", "화", "수", "목", "금", "토", "일"]}, None),
+        **{f"{end}_ctpv_cd": ({"ref": "molit_regions.ctpv_cd"}, None) for end in ENDS},
         **{  # a 시군구 of the row's 시도
-            f"{end}_sgg_cd": {
-                "sql": f"(SELECT r.sgg_cd FROM molit_regions r WHERE r.ctpv_cd = {end}_ctpv_cd AND r.rowid = "
-                f"(SELECT min(q.rowid) FROM molit_regions q WHERE q.ctpv_cd = {end}_ctpv_cd) + (_n * 37) % "
-                f"(SELECT count(*) FROM molit_regions q WHERE q.ctpv_cd = {end}_ctpv_cd))"
-            }
-            for end in ("dptre", "arvl", "ride", "alght")
+            f"{end}_sgg_cd": (
+                {
+                    "sql": f"(SELECT r.sgg_cd FROM molit_regions r WHERE r.ctpv_cd = {end}_ctpv_cd AND r.rowid = "
+                    f"(SELECT min(q.rowid) FROM molit_regions q WHERE q.ctpv_cd = {end}_ctpv_cd) + (_n * 37) % "
+                    f"(SELECT count(*) FROM molit_regions q WHERE q.ctpv_cd = {end}_ctpv_cd))"
+                },
+                f"{end}_ctpv_cd",
+            )
+            for end in ENDS
         },
         **{
-            f"{end}_{kind}_nm": {
-                "sql": NAMED.format(name=f"{kind}_nm", code=f"{kind}_cd", column=f"{end}_{kind}_cd")
-            }
-            for end in ("dptre", "arvl", "ride", "alght")
+            f"{end}_{kind}_nm": (
+                {"sql": NAMED.format(name=f"{kind}_nm", code=f"{kind}_cd", column=f"{end}_{kind}_cd")},
+                f"{end}_{kind}_cd",
+            )
+            for end in ENDS
             for kind in ("ctpv", "sgg")
         },
     }
@@ -187,17 +184,16 @@ def bind(
         fields = [{"name": f["name"], "description": f.get("description", "")} for f in ds["fields"]]
         names = {f["name"] for f in fields}
         for f in fields:
-            gen = field_gen.get(f["name"])
+            gen, reads = field_gen.get(f["name"], (None, None))
             if gen is not None and (
-                "sql" not in gen or gen["sql"].split(" = ")[1].split(" ")[0] in names - {f["name"]}
-            ):
-                f["gen"] = copy.deepcopy(gen)  # a name read from a code the row holds
+                reads is None or reads in names
+            ):  # a name is read from a code the row holds
+                f["gen"] = copy.deepcopy(gen)
         params: list[dict[str, Any]] = []
         examples: dict[str, list[str]] = {}
         if any(p.get("required") and selects(p["name"], names) is None for p in ds.get("params", [])):
-            counts["required on unnamed field"] += (
-                1  # served without it, it would answer rows it never selects
-            )
+            # served without it, it would answer rows it never selects
+            counts["required on unnamed field"] += 1
             continue
         for p in ds.get("params", []):
             counts["params"] += 1
@@ -218,9 +214,8 @@ def bind(
                 param["match"] = match
             if field != p["name"]:
                 param["field"] = field
-            elif (
-                p.get("type", "string") != "string"
-            ):  # the source types the value it selects with: so is the field
+            elif p.get("type", "string") != "string":
+                # the source types the value it selects with: so is the field
                 next(f for f in fields if f["name"] == field).setdefault("type", p["type"])
             params.append(param)
         entry: dict[str, Any] = {
