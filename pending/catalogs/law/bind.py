@@ -37,9 +37,20 @@ LAW = (  # the law's version in force today (law_current_rows, a view, is not th
     '(SELECT v.{column} FROM law_versions v WHERE v.법령ID = "{table}".법령ID '
     "AND v.시행일자 <= (SELECT today_ymd FROM kopa_world) ORDER BY v.버전 LIMIT 1)"
 )
-ARTICLE_QUESTION = (
-    "(SELECT '「' || l.법령명한글 || '」 제' || (1 + _n % 30) || '조의 해석에 관한 질의 (합성)' FROM law_names l "
-    "WHERE l.rowid = 1 + (_n * 7) % (SELECT count(*) FROM law_names))"
+ANY_LAW = (
+    "(SELECT l.법령명한글 FROM law_names l WHERE l.rowid = 1 + (_n * 7) % (SELECT count(*) FROM law_names))"
+)
+OWN_LAW = (  # the n-th (cycling) of the laws the ministry is responsible for; NULL when the world holds none of them
+    "(SELECT l.법령명한글 FROM law_names l WHERE l.소관부처명 = '{body}' AND "
+    "(SELECT count(*) FROM law_names y WHERE y.소관부처명 = '{body}' AND y.rowid < l.rowid) = "
+    "_n % max(1, (SELECT count(*) FROM law_names z WHERE z.소관부처명 = '{body}')))"
+)
+ARTICLE_QUESTION = (  # a question to a ministry is about a law it is responsible for, where the world has one
+    "'「' || COALESCE("
+    + OWN_LAW
+    + ", "
+    + ANY_LAW
+    + ") || '」 제' || (1 + _n % 30) || '조의 해석에 관한 질의 (합성)'"
 )
 # What a synthesised row's fields hold, where the rules from a Korean name would write "안건명 1": real shapes
 # (dates, numbers, links as the bound searches send them), names drawn from the world's laws, the deciding body as
@@ -175,11 +186,9 @@ def gens(fields: list[dict[str, Any]], target: str, tool: str, body: str) -> Non
         elif name.endswith("일자"):
             gen = {"date": ["2012-01-01", "today-450"], "format": "%Y%m%d"}  # room for the dates that follow
         elif name == "안건명":
-            gen = {"sql": ARTICLE_QUESTION}
+            gen = {"sql": ARTICLE_QUESTION.format(body=body)}
         elif name == "신구법명":
-            gen = {
-                "sql": "(SELECT l.법령명한글 FROM law_names l WHERE l.rowid = 1 + (_n * 7) % (SELECT count(*) FROM law_names))"
-            }
+            gen = {"sql": ANY_LAW}
         elif name == "사건명":
             gen = {"choice": CASES}
         elif name in ("안건번호", "사건번호", "재결번호", "청구번호"):
