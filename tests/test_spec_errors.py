@@ -36,6 +36,18 @@ def test_wrong_parameter_type_names_place_and_line(tmp_path: Path) -> None:
     ) in found
 
 
+def test_a_broken_response_schema_is_an_error_at_its_own_line(tmp_path: Path) -> None:
+    """A Schema Object the OAS 3.1 dialect rejects, deep in a component (which only the OpenAPI check reads), is
+    reported where it is written, not at the top of the file."""
+    spec = spec_copy()
+    spec["components"]["schemas"]["Fruit"]["properties"]["price"]["type"] = "integr"
+    found = errors_of(tmp_path, spec)
+    assert [f for f in found if "OpenAPI 3.1 validation" in f] == [
+        f"{SPEC_FILE}:75: components.schemas.Fruit.properties.price.type: error: OpenAPI 3.1 validation: "
+        "\"integr\" is not valid under any of the schemas listed in the 'anyOf' keyword"
+    ]
+
+
 def test_dangling_ref(tmp_path: Path) -> None:
     spec = spec_copy()
     spec["paths"]["/fruits"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] = (
