@@ -43,6 +43,7 @@ class DemoOptions:
 def cmd_build(o: BuildOptions) -> int:
     from kopa_gen.compile.build import build, check
     from kopa_gen.compile.fixtures import compile_fixtures
+    from kopa_gen.compile.world_record import record_drift, record_world
     from kopa_gen.language.schemas import export_schemas
     from kopa_gen.world.build import ensure_world
 
@@ -58,7 +59,10 @@ def cmd_build(o: BuildOptions) -> int:
         fixtures, _ = compile_fixtures(project, o.seed, check_only=True)
         for task_id in fixtures:
             print(f"drift: fixture of task {task_id} is out of date; run `kopa-gen build`", file=sys.stderr)
-        ok = not report.drift and not stale and not fixtures
+        rows = record_drift(project)
+        if rows is not None:
+            print(f"drift: {rows}", file=sys.stderr)
+        ok = not report.drift and not stale and not fixtures and rows is None
         print(f"generated/ {'in sync' if ok else 'out of date'} ({time.perf_counter() - start:.2f}s)")
         return 0 if ok else 1
     export_schemas(project.root, write=True)
@@ -73,6 +77,8 @@ def cmd_build(o: BuildOptions) -> int:
         size = world.path.stat().st_size / 2**20
         how = f"built in {world.seconds:.1f}s" if world.fresh else "cached"
         print(f"world seed {world.seed}: {world.path} ({size:.0f} MiB, {how})")
+        if record_world(project, world):
+            print("world rows recorded in generated/world.json")
         start = time.perf_counter()
         written, diags = compile_fixtures(project, o.seed)
         if diags.items:

@@ -177,7 +177,12 @@ def columns_of(spec: WorldSpec) -> dict[str, list[str]]:
 
 def _manifest(db: sqlite3.Connection) -> dict[str, tuple[str, set[str]]]:
     """name -> (table hash, tables it read) of a base world; empty for a new file or an older layout."""
-    db.execute(f'CREATE TABLE IF NOT EXISTS "{MANIFEST}" (name TEXT PRIMARY KEY, hash TEXT, reads TEXT)')
+    columns = [r[1] for r in db.execute(f'PRAGMA table_info("{MANIFEST}")')]
+    if columns and "rows" not in columns:  # an older layout: every table is generated again
+        db.execute(f'DROP TABLE "{MANIFEST}"')
+    db.execute(
+        f'CREATE TABLE IF NOT EXISTS "{MANIFEST}" (name TEXT PRIMARY KEY, hash TEXT, reads TEXT, rows TEXT)'
+    )
     rows = db.execute(f'SELECT name, hash, reads FROM "{MANIFEST}"').fetchall()
     return {name: (h, set(filter(None, reads.split(",")))) for name, h, reads in rows}
 
@@ -221,8 +226,8 @@ def _build(spec: WorldSpec, seed: int, path: Path, progress: Progress, builders:
             db.execute(f'CREATE INDEX "ix_{table.name}_{i}" ON "{table.name}" ({cols})')
         db.execute(f'ANALYZE "{table.name}"')
         db.execute(
-            f'INSERT OR REPLACE INTO "{MANIFEST}" VALUES (?, ?, ?)',
-            (table.name, hashes[table.name], ",".join(sorted(reads))),
+            f'INSERT OR REPLACE INTO "{MANIFEST}" VALUES (?, ?, ?, ?)',
+            (table.name, hashes[table.name], ",".join(sorted(reads)), rows_digest(db, table.name)),
         )
         db.commit()
         rows = db.execute(f'SELECT count(*) FROM "{table.name}"').fetchone()[0]
@@ -272,6 +277,24 @@ def _build(spec: WorldSpec, seed: int, path: Path, progress: Progress, builders:
     db.close()
     if not stale:
         progress("  world: every table reused")
+
+
+def rows_digest(db: sqlite3.Connection, table: str) -> str:
+    """sha256 over the `repr` of each row of `table` in rowid order (UTF-8): what two builds of a seed's world
+    must agree on, wherever they run. Taken as each table is generated (38 s of a full build's 4 minutes)."""
+    h = hashlib.sha256()
+    for row in db.execute(f'SELECT * FROM "{table}" ORDER BY rowid'):
+        h.update(repr(row).encode())
+    return h.hexdigest()
+
+
+def table_digests(path: Path) -> dict[str, str]:
+    """Each table's `rows_digest` as the world's build recorded it (`_kopa_tables.rows`)."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return dict(db.execute(f'SELECT name, rows FROM "{MANIFEST}" ORDER BY name').fetchall())
+    finally:
+        db.close()
 
 
 def stale_tables(
