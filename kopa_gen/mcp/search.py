@@ -22,6 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from kopa_gen.mcp.toolbox import ToolOutcome, result_text
+
 ToolsMode = Literal["all", "task", "search"]
 TOOLS_MODES: tuple[ToolsMode, ...] = ("all", "task", "search")
 
@@ -187,3 +189,32 @@ def unwrapped(arguments: Any) -> tuple[str, Any] | str:
         return f"invalid arguments for {CALL_TOOL}: name: the tool's name, as {SEARCH_TOOL} gives it"
     inner = arguments.get("arguments")
     return name, ({} if inner is None else inner)
+
+
+@dataclass(frozen=True)
+class Routed:
+    """Where a search-mode call goes: `answer` where it ends at once (a search's result, or what is wrong with a
+    `search_tools` or `call_tool` call: a tool error), else the platform `tool` with its `arguments`, `through`
+    `call_tool` or called by name."""
+
+    tool: str
+    arguments: Any
+    answer: ToolOutcome | None = None
+    through: bool = False
+
+
+def route(index: ToolIndex, tool: str, arguments: Any) -> Routed:
+    """A call in search mode, as the MCP server and the session both take it."""
+    if tool == SEARCH_TOOL:
+        data, problem = found(index, arguments)
+        if data is None:
+            return Routed(
+                tool, arguments, ToolOutcome(True, str(problem), None, "bad_arguments", "bad_param")
+            )
+        return Routed(tool, arguments, ToolOutcome(False, result_text(data), data))
+    if tool == CALL_TOOL:
+        inner = unwrapped(arguments)
+        if isinstance(inner, str):
+            return Routed(tool, arguments, ToolOutcome(True, inner, None, "bad_arguments", "bad_param"))
+        return Routed(*inner, through=True)
+    return Routed(tool, arguments)

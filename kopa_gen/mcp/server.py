@@ -24,16 +24,14 @@ from kopa_gen.mcp.boundary import echo_name
 from kopa_gen.mcp.catalog import Catalog
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.mcp.search import (
-    CALL_TOOL,
     SEARCH_TOOL,
     ToolIndex,
     ToolsMode,
     call_tool,
-    found,
+    route,
     search_tool,
-    unwrapped,
 )
-from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome, result_text, unknown_tool
+from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome, unknown_tool
 
 if TYPE_CHECKING:
     from kopa_gen.client.client import PlatformClient
@@ -132,16 +130,11 @@ def build_server(
     async def call(
         ctx: ServerRequestContext[Any], name: str, arguments: Mapping[str, Any] | None
     ) -> ToolOutcome:
-        if index is not None and name == SEARCH_TOOL:
-            data, problem = found(index, arguments)
-            if data is None:
-                return ToolOutcome(True, str(problem), error_code="bad_arguments", category="bad_param")
-            return ToolOutcome(False, result_text(data), data)
-        if index is not None and name == CALL_TOOL:
-            inner = unwrapped(arguments)
-            if isinstance(inner, str):
-                return ToolOutcome(True, inner, error_code="bad_arguments", category="bad_param")
-            name, arguments = inner
+        routed = route(index, name, arguments) if index is not None else None
+        if routed is not None and routed.answer is not None:
+            return routed.answer
+        if routed is not None and routed.through:
+            name, arguments = routed.tool, routed.arguments
             if name not in reachable:
                 return ToolOutcome(
                     True,

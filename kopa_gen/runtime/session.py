@@ -26,9 +26,8 @@ from kopa_gen.mcp.search import (
     ToolIndex,
     ToolsMode,
     call_tool,
-    found,
+    route,
     search_tool,
-    unwrapped,
 )
 from kopa_gen.mcp.toolbox import ToolBox, ToolOutcome, Unparsed, not_json
 from kopa_gen.project import Project
@@ -217,11 +216,10 @@ class Session:
         if self.index is not None and tool == SEARCH_TOOL:
             return self._search(arguments, start)
         if self.index is not None and tool == CALL_TOOL and not isinstance(arguments, Unparsed):
-            inner = unwrapped(arguments)
-            if isinstance(inner, str):
-                return self._refused(tool, arguments, inner, start)
-            tool, arguments = inner
-            hidden = True
+            routed = route(self.index, tool, arguments)
+            if routed.answer is not None:
+                return self._refused(tool, arguments, routed.answer, start)
+            tool, arguments, hidden = routed.tool, routed.arguments, True
         box = self._toolbox(tool, hidden)
         over = self.exhausted
         if not over:
@@ -286,20 +284,23 @@ class Session:
         and refused, like any call, once the episode's answer is in."""
         assert self.index is not None
         if isinstance(arguments, Unparsed):
-            return self._refused(SEARCH_TOOL, arguments, not_json(SEARCH_TOOL, arguments).text, start)
+            refusal = ToolOutcome(
+                True, not_json(SEARCH_TOOL, arguments).text, None, "bad_arguments", "bad_param"
+            )
+            return self._refused(SEARCH_TOOL, arguments, refusal, start)
         if self.submissions:
             text = "the answer was submitted: the episode is over, no more calls run"
             return self._log(SEARCH_TOOL, arguments, ToolOutcome(True, text, None, "submitted"), start)
-        data, problem = found(self.index, arguments)
-        if data is None:
-            return self._refused(SEARCH_TOOL, arguments, str(problem), start)
-        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-        return self._log(SEARCH_TOOL, arguments, ToolOutcome(False, text, data), start)
+        answer = route(self.index, SEARCH_TOOL, arguments).answer
+        assert answer is not None
+        if answer.is_error:
+            return self._refused(SEARCH_TOOL, arguments, answer, start)
+        return self._log(SEARCH_TOOL, arguments, answer, start)
 
-    def _refused(self, tool: str, arguments: Any, text: str, start: float) -> ToolOutcome:
+    def _refused(self, tool: str, arguments: Any, refusal: ToolOutcome, start: float) -> ToolOutcome:
         """A malformed search-mode call: a tool error naming the fix, logged and counted like any failed call."""
         self.started += 1
-        return self._log(tool, arguments, ToolOutcome(True, text, None, "bad_arguments", "bad_param"), start)
+        return self._log(tool, arguments, refusal, start)
 
     def _log(self, tool: str, arguments: Any, outcome: ToolOutcome, start: float) -> ToolOutcome:
         index = len(self.calls)
