@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from kopa_gen.language.kopa import Filter
 from kopa_gen.language.source import load_yaml
 from kopa_gen.project import Project, load_project
 from kopa_gen.sandbox.local import open_sandbox
+from kopa_gen.world.build import ensure_world
 from tests.test_broken_specs import problems
 from tests.toyspec import spec_copy, write_project
 
@@ -273,6 +275,65 @@ def test_format_switch_mistakes_are_errors_at_their_line(tmp_path: Path) -> None
         "error: format parameter 'resultType' missing (x-kopa.format of this operation): add it to the parameters "
         "or give the operation its own x-kopa.format"
     ), found
+
+
+def held_region(catalog: dict[str, Any]) -> None:
+    """곡물 가격 asked by a region code as a number, which the source lists among no response fields."""
+    grain = catalog["datasets"][1]
+    grain["params"].append({"name": "regionCd", "type": "integer", "required": True})
+    grain["fields"].append(
+        {"name": "regionCd", "type": "integer", "sent": False, "gen": {"choice": [11, 26]}}
+    )
+    grain["rows"] = 24
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("wire", ["json", "xml"])
+async def test_a_field_held_back_selects_rows_and_is_not_sent(tmp_path: Path, wire: str) -> None:
+    """A dataset's field with `sent: false` is a column of its world table that a parameter selects on, absent
+    from the answer, the row schema and the tool's output schema (the source names no such response field)."""
+    project = catalog_project(tmp_path, broken(held_region))
+    op = project.platform("toy").operation("toy_grain_prices")
+    assert "regionCd" not in op.row_schema["properties"] and set(op.kopa.held) == {"regionCd"}
+    build(project)
+    listing = json.loads((tmp_path / "generated/servers/toy/tools.json").read_text(encoding="utf-8"))
+    tool = next(t for t in listing["tools"] if t["name"] == "toy_grain_prices")
+    assert "regionCd" in tool["inputSchema"]["required"]
+    assert "regionCd" not in json.dumps(tool["outputSchema"])
+    async with sandbox_client(open_sandbox(project), "toy", wire=wire) as client:  # type: ignore[arg-type]
+        seoul = await client.call("toy_grain_prices", {"grain": "쌀", "regionCd": 11, "numOfRows": 2})
+        busan = await client.call("toy_grain_prices", {"grain": "쌀", "regionCd": 26, "numOfRows": 2})
+        nowhere = await client.call("toy_grain_prices", {"grain": "쌀", "regionCd": 99})
+        rice = await client.call(
+            "toy_grain_prices", {"grain": "쌀", "regionCd": 11, "numOfRows": 1, "pageNo": 1}
+        )
+    assert seoul.total >= 1 and busan.total >= 1 and nowhere.total == 0
+    db = sqlite3.connect(ensure_world(project.world).path)
+    counted = dict(
+        db.execute('SELECT "regionCd", count(*) FROM "auto_toy_grain_prices" WHERE grain = \'쌀\' GROUP BY 1')
+    )
+    assert (seoul.total, busan.total, rice.total) == (counted[11], counted[26], counted[11])
+    assert all(set(row) == {"grain", "price"} for row in [*seoul.rows, *busan.rows])
+
+
+def test_held_field_mistakes_are_errors_at_their_line(tmp_path: Path) -> None:
+    def served_and_held(catalog: dict[str, Any]) -> None:
+        held_region(catalog)
+        catalog["datasets"][1]["fields"][2]["name"] = "GRAIN"  # the sent `grain`, to SQLite
+        catalog["datasets"][1]["params"][1]["name"] = "GRAIN"
+
+    def held_by_the_world(catalog: dict[str, Any]) -> None:
+        catalog["datasets"][2]["fields"].append({"name": "owner", "sent": False})  # a world-bound dataset
+
+    assert catalog_problems(tmp_path / "a", broken(served_and_held)) == [
+        f"{CATALOG_FILE}:65: datasets[1].fields[2]: error: 'GRAIN' is sent (a property of the row schema, names "
+        "compared without case as SQLite does) and held back: keep one"
+    ]
+    assert catalog_problems(tmp_path / "b", broken(held_by_the_world)) == [
+        f"{CATALOG_FILE}:75: datasets[2].fields[3].sent: error: a field held back is a column of the synthesised "
+        "table; a dataset with a `source` is served by the world's table: select on one of its columns, or remove "
+        "`source`"
+    ]
 
 
 def test_envelope_placeholders_are_each_datasets_own(tmp_path: Path) -> None:

@@ -110,6 +110,11 @@ class CatalogField(StrictModel):
         description="How the default world fills it (becomes `x-kopa-gen`), where the rules from its name and "
         "type would be unrealistic: {person: full} for names, {choice: [...]} for parties.",
     )
+    sent: bool = Field(
+        default=True,
+        description="false: the world holds it and a parameter selects on it, but the answer does not send it "
+        "(the source names no such response field; becomes the operation's `x-kopa.held`).",
+    )
 
 
 class Dataset(StrictModel):
@@ -413,6 +418,15 @@ class _Expansion:
                     "or name the switch the API has",
                 )
             )
+        for k, f in enumerate(ds.fields):
+            if ds.source is not None and not f.sent:
+                self.diags.items.append(
+                    src.diag(
+                        (*at, "fields", k, "sent"),
+                        "a field held back is a column of the synthesised table; a dataset with a `source` is "
+                        "served by the world's table: select on one of its columns, or remove `source`",
+                    )
+                )
         if ds.source is not None and ds.rows is not None:
             self.diags.items.append(
                 src.diag(
@@ -430,6 +444,7 @@ class _Expansion:
         row_ref = f"#/components/schemas/{row_name}"
         route = catalog.defaults.path.replace("{code}", ds.code)
         properties: JSON = {}
+        held: JSON = {}
         for f in ds.fields:
             prop: JSON = {"type": f.type}
             if f.description:
@@ -440,7 +455,7 @@ class _Expansion:
                 prop["xml"] = {"attribute": True}
             if f.gen is not None:
                 prop["x-kopa-gen"] = f.gen.model_dump(mode="json", exclude_defaults=True)
-            properties[f.name] = prop
+            (properties if f.sent else held)[f.name] = prop
         self.schemas[row_name] = {"type": "object", "description": ds.summary, "properties": properties}
         parameters: list[JSON] = [
             p for p in copy.deepcopy(catalog.defaults.parameters) if not self._platform_switch(p, ds)
@@ -484,6 +499,8 @@ class _Expansion:
         else:
             kopa["synth_rows"] = ds.rows or catalog.defaults.rows
             kopa["filters"] = filters
+            if held:
+                kopa["held"] = held
         if catalog.defaults.echo:
             kopa["echo"] = [e.model_dump(mode="json", exclude_none=True) for e in catalog.defaults.echo]
         response = _fill(catalog.defaults.response, {"code": ds.code, "row": row_ref, **ds.envelope})
@@ -526,6 +543,7 @@ class _Expansion:
             (*kopa, "synth_rows"): (*at, "rows"),
             (*kopa, "examples"): (*at, "examples"),
             (*kopa, "format"): (*at, "format"),
+            (*kopa, "held"): (*at, "fields"),
             (*kopa, "echo"): ("defaults", "echo"),
             (*get, "parameters", shared + len(ds.params)): (*at, "format"),
             (*kopa, "provenance"): (*at, "provenance")
@@ -543,7 +561,11 @@ class _Expansion:
             if ds.source is not None and not ds.source.filters:  # the binding's filters are the parameters'
                 places[(*kopa, "source", "filters", k)] = (*at, "params", k)
         for k, f in enumerate(ds.fields):
-            prop: Loc = ("components", "schemas", row_name, "properties", f.name)
+            prop: Loc = (
+                ("components", "schemas", row_name, "properties", f.name)
+                if f.sent
+                else (*kopa, "held", f.name)
+            )
             places[prop] = (*at, "fields", k)
             places[(*prop, "x-kopa-gen")] = (*at, "fields", k, "gen")
         self.out.redirects.update({loc: (src, base) for loc, base in places.items()})

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -483,6 +483,12 @@ class OperationKopa(StrictModel):
         default=None,
         description="Without `source`: how request parameters select the synthesised rows (a bulk catalog's "
         "`match`); absent: equality on every parameter named like a row property.",
+    )
+    held: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Without `source`: columns of the synthesised table that the answer does not send, name -> "
+        "JSON Schema (with `x-kopa-gen` as a row property): what a parameter selects on where the source names no "
+        "such response field (건축HUB's sigunguCd), held by the world so that the rows answer the value asked.",
     )
     local_filters: list[Filter] = Field(
         default_factory=list, description="For shape=file: filters the tool applies to the downloaded rows."

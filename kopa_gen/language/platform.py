@@ -470,12 +470,28 @@ def _load_operation(
         )
     # a bound source's columns are checked against its world table when the project loads (check_bindings): a
     # filter or an order may use a column the rows do not show
+    if okopa.held and okopa.source is not None:
+        diags.items.append(
+            src.diag(
+                (*kloc, "held"),
+                "`held` adds columns to a synthesised table; a bound source has its own: remove one",
+            )
+        )
+    sent = {str(p).lower() for p in props}
+    for name in sorted(n for n in okopa.held if n.lower() in sent):
+        diags.items.append(
+            src.diag(
+                (*kloc, "held", name),
+                f"{name!r} is sent (a property of the row schema, names compared without case as SQLite does) "
+                "and held back: keep one",
+            )
+        )
     for group, columns in (
         ("filters", [] if okopa.source else [f.column for f in bound.filters]),
         ("order", [] if okopa.source else [o.column for o in bound.order]),
     ):
         for i, column in enumerate(columns):
-            if column not in props:
+            if column not in props and column not in okopa.held:
                 diags.items.append(
                     src.diag(
                         (*kloc, *at, group, i, "column"),

@@ -210,7 +210,8 @@ def synth_table(
     makes an entity's facts follow its key: the first field naming an entity (MONA_CD) is drawn, and every other
     field its table holds (HG_NM, POLY_NM; a second key of the same table) is read from that same row, so a row
     never pairs one member's code with another member's name."""
-    props: dict[str, Any] = op.row_schema.get("properties", {})
+    # the row's properties, then the columns held back from the answer (x-kopa.held)
+    props: dict[str, Any] = {**op.row_schema.get("properties", {}), **op.kopa.held}
     name_ = f"auto_{op.tool}"
     columns = [Column(name=ROW, type="integer", gen=ColumnGen(seq=1))]
     gens: dict[str, ColumnGen] = {}

@@ -81,6 +81,14 @@ FIELD_GEN: dict[
         "opr_ym": ({"date": ["2023-01-01", "today-60"], "format": "%Y%m"}, None),
         "opr_yr": ({"date": ["2019-01-01", "today-400"], "format": "%Y"}, None),
         "dow_nm": ({"choice": ["월", "화", "수", "목", "금", "토", "일"]}, None),
+        # 실거래가 (RTMS): asked by a 시군구 (LAWD_CD, the first five digits of its 법정동코드) and a contract month
+        # (DEAL_YMD, six digits); a row's own sggCd is the 시군구 it was asked by
+        "LAWD_CD": ({"ref": "molit_regions.sgg_cd"}, None),
+        "DEAL_YMD": ({"date": ["today-1095", "today-30"], "format": "%Y%m"}, None),
+        "sggCd": ({"sql": "CAST(LAWD_CD AS INTEGER)"}, "LAWD_CD"),
+        "sggNm": ({"sql": "(SELECT r.sgg_nm FROM molit_regions r WHERE r.sgg_cd = LAWD_CD LIMIT 1)"}, "LAWD_CD"),
+        "dealYear": ({"sql": "CAST(DEAL_YMD AS INTEGER) / 100"}, "DEAL_YMD"),
+        "dealMonth": ({"sql": "CAST(DEAL_YMD AS INTEGER) % 100"}, "DEAL_YMD"),
         **{f"{end}_ctpv_cd": ({"ref": "molit_regions.ctpv_cd"}, None) for end in ENDS},
         **{  # a 시군구 of the row's 시도
             f"{end}_sgg_cd": (
@@ -109,6 +117,11 @@ def lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+def ranged(name: str) -> bool:
+    """Whether the parameter is a bound of a range (likeX, beginX, endX, ...), not a value of its own field."""
+    return any(name.startswith(prefix) and name[len(prefix) : len(prefix) + 1].isupper() for prefix in RANGE)
+
+
 def selects(name: str, fields: set[str]) -> tuple[str, str] | None:
     """(field, match) the parameter selects on, or None when the source does not name its field."""
     for prefix, match in RANGE.items():
@@ -119,7 +132,11 @@ def selects(name: str, fields: set[str]) -> tuple[str, str] | None:
             if match != "contains" and not DATE.search(field):
                 return None  # a numeric range the sandbox's text columns would compare as text
             return field, match
-    return (name, "eq") if name in fields else None
+    if name in fields:
+        return name, "eq"
+    # crtr_yr selects CRTR_YR: one column to SQLite, which compares names without case
+    same = [f for f in fields if f.lower() == name.lower()]
+    return (same[0], "eq") if len(same) == 1 else None
 
 
 def example(name: str) -> str | None:
@@ -155,6 +172,7 @@ def bind(
         "other paging": 0,
         "format values unnamed": 0,
         "required on unnamed field": 0,
+        "held back": 0,
         "bound": 0,
         "params left out": 0,
         "params": 0,
@@ -183,18 +201,30 @@ def bind(
             raise SystemExit(f"tool {ds['tool']} of {ds['code']} is taken by a hand-written operation")
         fields = [{"name": f["name"], "description": f.get("description", "")} for f in ds["fields"]]
         names = {f["name"] for f in fields}
+        params: list[dict[str, Any]] = []
+        examples: dict[str, list[str]] = {}
+        # a required parameter on a field the source does not list (건축HUB's sigunguCd + bjdongCd): the world
+        # holds it and selects by it, the answer does not send it (the field is not invented into the rows)
+        unnamed = [p for p in ds.get("params", []) if p.get("required") and selects(p["name"], names) is None]
+        if any(ranged(p["name"]) for p in unnamed):
+            # a range's bounds on an unnamed field: served without them, it would answer rows it never selects
+            counts["required on unnamed field"] += 1
+            continue
+        for p in unnamed:
+            # of the type the request gives it, so that the value asked compares equal (a 시군구 code or a month
+            # asked as a number is held as a number)
+            held: dict[str, Any] = {"name": p["name"], "description": p.get("description", ""), "sent": False}
+            if p.get("type", "string") != "string":
+                held["type"] = p["type"]
+            fields.append(held)
+            names.add(p["name"])
+            counts["held back"] += 1
         for f in fields:
             gen, reads = field_gen.get(f["name"], (None, None))
             if gen is not None and (
                 reads is None or reads in names
             ):  # a name is read from a code the row holds
                 f["gen"] = copy.deepcopy(gen)
-        params: list[dict[str, Any]] = []
-        examples: dict[str, list[str]] = {}
-        if any(p.get("required") and selects(p["name"], names) is None for p in ds.get("params", [])):
-            # served without it, it would answer rows it never selects
-            counts["required on unnamed field"] += 1
-            continue
         for p in ds.get("params", []):
             counts["params"] += 1
             hit = selects(p["name"], names)
@@ -210,13 +240,18 @@ def bind(
                 value = example(p["name"]) if p["name"] not in platform_examples else None
                 if value is not None:
                     examples[p["name"]] = [value]
+                shared = ((spec.get("x-kopa") or {}).get("examples") or {}).get(p["name"], [])
+                if p.get("type", "string") == "string" and any(not isinstance(v, str) for v in shared):
+                    examples[p["name"]] = [str(v) for v in shared]  # the platform's, as this one spells them
             if match != "eq":
                 param["match"] = match
             if field != p["name"]:
                 param["field"] = field
             elif p.get("type", "string") != "string":
-                # the source types the value it selects with: so is the field
-                next(f for f in fields if f["name"] == field).setdefault("type", p["type"])
+                # the source types the value it selects with: so is the field (one it sends)
+                selected = next(f for f in fields if f["name"] == field)
+                if selected.get("sent", True):
+                    selected.setdefault("type", p["type"])
             params.append(param)
         entry: dict[str, Any] = {
             "code": ds["code"],
@@ -375,11 +410,18 @@ def examples_from_world(pid: str) -> None:
         if row is None:
             continue
         own = dict(ds.get("examples", {}))
+        kinds = {a.name: a.schema.get("type") for a in args}
         for name, column in zip(wanted, columns, strict=True):
             raw = row[column]
             value = str(raw)
             lt = by_param[name].match == "lt"  # `< value` excludes it
-            own[name] = ["9" * len(value) if lt else raw if isinstance(raw, int) else value]
+            if kinds.get(name) in ("integer", "number"):  # a number the API takes: 202509, not 202509.0
+                try:
+                    number = float(raw)
+                    raw = int(number) if number.is_integer() else number
+                except (TypeError, ValueError):
+                    pass  # the per-tool tests say so
+            own[name] = ["9" * len(value) if lt else raw if isinstance(raw, int | float) else value]
         ds["examples"] = own
     db.close()
     path.write_text(
