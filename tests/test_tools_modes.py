@@ -3,6 +3,7 @@ tools beside `search_tools` and `call_tool`), in a Session, in `kopa-gen eval` a
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -190,3 +191,72 @@ async def test_the_listing_leaves_out_output_schemas_unless_asked_and_they_still
         outcome = await box.call(tool["name"], {})
         assert not outcome.is_error, outcome.text
         jsonschema.validate(outcome.structured, tool["outputSchema"])
+
+
+TOY_TASK: dict[str, Any] = {
+    "id": "fin-001",
+    "domain": "finance",
+    "query": "사과가 들어간 과일 가운데 가장 비싼 과일의 가격은?",
+    "system": {"today": "2026-11-29", "keys": ["toy"]},
+    "max_calls": 4,
+    "reward": ["RESPONSE"],
+    "gold": [{"calls": [{"id": "fruit", "tool": "toy_list_fruits", "args": {"name": "사과"}}]}],
+    "answer": {"kind": "number", "value": 1500, "unit": "원"},
+    "answer_from": {"from": "fruit", "path": "max(rows[*].price)"},
+}
+
+
+def crowded(tmp_path: Path, modes: list[str]) -> tuple[Project, list[str]]:
+    """The toy platform with ten twins of its fruit list that a search for its title ranks first (the same
+    words, names that sort before it), and the toy task declaring `modes`; built: (project, build errors)."""
+    import copy
+
+    import yaml
+
+    from kopa_gen.compile.build import build
+    from kopa_gen.compile.fixtures import compile_fixtures
+    from kopa_gen.world.build import ensure_world
+
+    spec = spec_copy()
+    op = spec["paths"]["/fruits"]["get"]
+    for k in range(10):
+        twin = copy.deepcopy(op)
+        twin["operationId"], twin["x-kopa"]["tool"] = f"getFruits{k}", f"toy_list_a{k}"
+        spec["paths"][f"/fruits{k}"] = {"get": twin}
+    write_project(tmp_path, spec)
+    folder = tmp_path / "specs" / "tasks" / "finance"
+    folder.mkdir(parents=True)
+    task = {**TOY_TASK, "tools_modes": modes}
+    (folder / "fin-001.yaml").write_text(yaml.safe_dump(task, allow_unicode=True, sort_keys=False), "utf-8")
+    project = load_project(tmp_path)
+    build(project)
+    ensure_world(project.world)
+    _, diags = compile_fixtures(project)
+    return project, [d.render() for d in diags.errors]
+
+
+def test_a_task_declared_for_search_mode_needs_each_gold_tool_found(tmp_path: Path) -> None:
+    """The build holds `tools_modes: [task, search]` to a search for each gold tool's title finding it; a task
+    that leaves search out builds, and a run in search mode says it ran outside the task's modes."""
+    _, errors = crowded(tmp_path / "both", ["task", "search"])
+    assert len(errors) == 1, errors
+    assert "gold[0].calls[0].tool" in errors[0]
+    assert "does not find toy_list_fruits among the top 10 of 11 tools" in errors[0]
+    assert "leave search out of the task's tools_modes" in errors[0]
+    project, errors = crowded(tmp_path / "task", ["task"])
+    assert errors == []
+    out = tmp_path / "run"
+    lines: list[str] = []
+    config = EvalConfig(policy="oracle", out=out, rollouts=1, tools_mode="search")
+    records = asyncio.run(run_eval(project, config, warn=lines.append))
+    assert [r["reward"] for r in records] == [True]  # reached through call_tool all the same
+    manifest = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert manifest["unvalidated"] == ["fin-001"]
+    assert any("not validated in search mode" in line and "fin-001" in line for line in lines), lines
+    from kopa_gen.evaluate.rundir import describe, read_manifest
+
+    read = read_manifest(out)
+    assert read is not None and "1 tasks not validated in it: fin-001" in describe(read)
+    task_mode = EvalConfig(policy="oracle", out=tmp_path / "run-task", rollouts=1)
+    asyncio.run(run_eval(project, task_mode))
+    assert json.loads((tmp_path / "run-task" / "run.json").read_text(encoding="utf-8"))["unvalidated"] == []

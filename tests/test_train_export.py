@@ -297,3 +297,72 @@ def test_missing_fixture_names_the_task(project: Project, tmp_path: Path) -> Non
     synthesized = dataclasses.replace(project, fixtures=tmp_path / "fixtures")
     with pytest.raises(ExportError, match=r"dis-001.*kopa-gen edge synth"):
         export(synthesized, "edge", tmp_path / "out", tasks=["dis-001"])
+
+
+def test_search_mode_rows_open_the_catalog_and_teach_finding_before_calling(
+    project: Project, tmp_path: Path, tokenizer: Any
+) -> None:
+    """`--tools-mode search`: a row's episode opens every platform outside the held-out split, lists their entry
+    tools beside search_tools and call_tool, and its SFT trajectory finds each unlisted tool with a search whose
+    result names it before calling it through call_tool; what it calls is the gold chain all the same."""
+    from kopa_gen.train.sft_dataset import JsonMultiTurnSFTDataset
+
+    entry = {tool for p in project.platforms for tool in p.kopa.entry}
+    task = min(
+        (
+            t
+            for _, t in project.tasks
+            if not project.touches_held_out(t)
+            and any(c.tool not in entry for step in t.gold for c in step.calls)
+        ),
+        key=lambda t: (load_fixture(project, t)["stats"]["calls"], t.id),
+    )
+    fixture = load_fixture(project, task)
+    stats = export(project, "bench", tmp_path, val_fraction=0.0, tasks=[task.id], tools_mode="search")
+    assert stats["tools_mode"] == "search" and stats["rows"]["sft_train"] == 1
+    (row,) = rows(tmp_path / "train.parquet")
+    episode = json.loads(row["extra_info"]["episode"])
+    opened = episode["platforms"]
+    assert episode["tools_mode"] == "search" and opened[: len(fixture["platforms"])] == fixture["platforms"]
+    assert sorted(opened) == sorted(p.id for p in project.platforms if p.id not in project.held_out)
+
+    async def listed() -> list[str]:
+        async with Session.open(
+            project, opened, tools=task.tools, mode="search", channel=SubmitChannel(task.answer)
+        ) as s:
+            return [t["name"] for t in s.tools()]
+
+    names = asyncio.run(listed())
+    assert row["extra_info"]["tool_selection"] == names
+    assert names[-3:] == ["search_tools", "call_tool", "submit_answer"]
+    assert set(names[:-3]) == {tool for pid in opened for tool in project.platform(pid).kopa.entry}
+
+    (sft,) = rows(tmp_path / "sft_train.parquet")
+    messages = json.loads(sft["messages"])
+    assert [t["function"]["name"] for t in json.loads(sft["tools"])] == names
+    results = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
+    shown: set[str] = set()  # tool names some search result has given so far
+    reached: list[tuple[str, Any]] = []
+    searched_for_hidden = 0
+    for m in messages:
+        for c in m.get("tool_calls") or []:
+            name, args = c["function"]["name"], c["function"]["arguments"]
+            if name == "search_tools":
+                found = [t["name"] for t in json.loads(results[c["id"]])["tools"]]
+                assert not [t for t in found if project.platform_of(t).id in project.held_out], found
+                shown.update(found)
+                searched_for_hidden += 1
+            elif name == "call_tool":
+                assert args["name"] not in entry and args["name"] in shown, args["name"]
+                reached.append((args["name"], args["arguments"]))
+            elif name != "submit_answer":
+                assert name in entry  # listed: called by its name
+                reached.append((name, args))
+    assert searched_for_hidden >= 1
+    assert reached == [(c["tool"], c["args"]) for step in fixture["steps"] for c in step]
+    ds = JsonMultiTurnSFTDataset(
+        parquet_files=str(tmp_path / "sft_train.parquet"),
+        tokenizer=tokenizer,
+        config={"max_length": 2_000_000, "pad_mode": "no_padding", "truncation": "error"},
+    )
+    assert ds._build_messages(ds.dataframe.iloc[0].to_dict()) == messages

@@ -18,11 +18,11 @@ from omegaconf import OmegaConf
 from verl.experimental.agent_loop.tool_parser import FunctionCall
 from verl.tools.tool_registry import load_all_tools
 
-from kopa_gen.evaluate.runner import EvalConfig, load_fixture, run_episode
+from kopa_gen.evaluate.runner import EvalConfig, load_fixture, opened_platforms, run_episode
 from kopa_gen.language.task import Task
 from kopa_gen.policies.openai import openai_tools
 from kopa_gen.project import Project
-from kopa_gen.runtime.session import Session
+from kopa_gen.runtime.session import Session, exposure, listed_tools
 from kopa_gen.train import contract
 from kopa_gen.train import tools as kopa_tools
 from kopa_gen.train.agent_loop import KopaToolAgentLoop
@@ -106,6 +106,48 @@ def test_oracle_script_through_verl_scores_one(
     got = compute_score(contract.data_source("bench"), "", contract.ground_truth(task, fixture), info)
     assert got["score"] == 1.0
     assert got["action"] == record["action"]["action"]
+
+
+def test_search_mode_through_verl_finds_then_calls_and_scores_one(
+    project: Project, world: BuiltWorld, tmp_path: Path
+) -> None:
+    """An export in search mode: verl's loop with search_tools and call_tool in its tool config, the oracle's
+    search-mode episode replayed through it (searches by title, calls through call_tool) gives eval's calls,
+    turns, state and reward."""
+    entry = {tool for p in project.platforms for tool in p.kopa.entry}
+    task, fixture = task_named(
+        project,
+        lambda t: (
+            not project.touches_held_out(t)
+            and any(c.tool not in entry for step in t.gold for c in step.calls)
+        ),
+    )
+    opened = opened_platforms(project, fixture, "search", project.held_out)
+    config = EvalConfig(policy="oracle", out=tmp_path, tools_mode="search", withheld=project.held_out)
+    record = asyncio.run(run_episode(project, config, task, fixture, 0, 0))
+    assert record["reward"] is True
+    script = replay_script(record)
+    assert "search_tools" in script[0] + script[1] and any('"call_tool"' in turn for turn in script)
+    rig = LoopHarness(project, tmp_path, opened, search=True)
+    exposed, index = exposure(project, opened, task.tools, "search")
+    names = [t["name"] for t in listed_tools(project, opened, exposed, index)]
+    loop, out = rig.play(
+        ScriptedGenerator(rig.tok, script), row_kwargs(task, fixture, names, "search", opened)
+    )
+    extra = out.extra_fields
+    calls = contract.calls_from_json(extra[contract.CALLS])
+    assert [(c.tool, c.arguments, c.text) for c in calls] == [
+        (c["tool"], c["arguments"], c["text"]) for c in record["calls"]
+    ]
+    assert json.loads(extra[contract.TURNS]) == record["turns"]
+    assert extra[contract.STATE_HASH] == record["state_hash"]
+    assert loop.agent_data is not None  # the model read the search results and the tools' answers in full
+    assert [m["content"] for m in loop.agent_data.messages if m["role"] == "tool"] == [
+        c["text"] for c in record["calls"]
+    ]
+    info = {**row_kwargs(task, fixture, names, "search", opened)["extra_info"], **extra}
+    got = compute_score(contract.data_source("bench"), "", contract.ground_truth(task, fixture), info)
+    assert got["score"] == 1.0
 
 
 def first_exposed(task: Task, rig: LoopHarness) -> str:

@@ -35,6 +35,7 @@ class ExportOptions:
     group_by: Literal["task", "root"] | None = None
     no_sft: bool = False
     include_held_out: bool = False
+    tools_mode: Literal["all", "task", "search"] = "task"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,10 +84,14 @@ def cmd_train_export(o: ExportOptions) -> int:
         group_by=o.group_by,
         sft=not o.no_sft,
         include_held_out=o.include_held_out,
+        tools_mode=o.tools_mode,
     )
     withheld = () if o.include_held_out else project.held_out
     write_tool_config(
-        project, sorted(p.id for p in project.platforms if p.id not in withheld), out / "tools.yaml"
+        project,
+        sorted(p.id for p in project.platforms if p.id not in withheld),
+        out / "tools.yaml",
+        search=o.tools_mode == "search",
     )
     write_agent_loop_config(out / "agent_loops.yaml")  # no machine path: workers get KOPA_GEN_ROOT
     print(format_stats(stats))
@@ -132,6 +137,13 @@ def add_commands(sub: Subparsers) -> None:
         "--include-held-out",
         action="store_true",
         help="also export tasks touching the held-out platforms of specs/domains.yaml (and their tools)",
+    )
+    te.add_argument(
+        "--tools-mode",
+        choices=["all", "task", "search"],
+        default=default_of(ExportOptions, "tools_mode"),
+        help="how the tools meet the model in the episodes: the task's list, every tool, or entry tools with "
+        "search_tools and call_tool (SFT rows: the oracle searching)",
     )
     te.set_defaults(func=lambda args: cmd_train_export(parse(ExportOptions, args)))
     for kind in ("grpo", "sft"):

@@ -235,6 +235,8 @@ class Chain:
         calls stay in the session's own log, which no task reads)."""
         w = self.walk
         del self.steps[m.steps :], w.turns[m.turns :], w.handoffs[m.handoffs :], w.problems[m.problems :]
+        for turn in [t for t in w.lookups if t >= m.turns]:
+            del w.lookups[turn]
         for key in set(w.results) - m.results:
             del w.results[key]
         del self.junctions[m.junctions :], self.edges[m.edges :], self.keep[m.keep :], self.starts[m.starts :]

@@ -251,7 +251,11 @@ def describe(manifest: RunManifest) -> str:
     who = f"policy {manifest.policy}"
     if manifest.endpoint is not None:
         who += f" (model {manifest.endpoint.model} at {manifest.endpoint.base_url})"
-    return f"{who} on {where}, answering in {manifest.answer_mode} mode, tools in {manifest.tools_mode} mode"
+    said = f"{who} on {where}, answering in {manifest.answer_mode} mode, tools in {manifest.tools_mode} mode"
+    if manifest.unvalidated:
+        shown = ", ".join(manifest.unvalidated[:5]) + (" ..." if len(manifest.unvalidated) > 5 else "")
+        said += f" ({len(manifest.unvalidated)} tasks not validated in it: {shown})"
+    return said
 
 
 def merge(folder: Path, old: RunManifest | None, new: RunManifest, has_episodes: bool) -> RunManifest:
@@ -293,6 +297,7 @@ def merge(folder: Path, old: RunManifest | None, new: RunManifest, has_episodes:
             "code_versions": versions,
             "endpoints": endpoints,
             "pool_guess": {**old.pool_guess, **new.pool_guess},
+            "unvalidated": sorted({*old.unvalidated, *new.unvalidated}),
         }
     )
 

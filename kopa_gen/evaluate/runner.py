@@ -12,7 +12,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,8 +45,7 @@ from kopa_gen.language.records import (
     check_fixture,
 )
 from kopa_gen.language.settings import TOOL_RESULT_CHARS, AgentSettings, EndpointSettings
-from kopa_gen.language.task import AnswerMode, Task
-from kopa_gen.mcp.search import ToolsMode
+from kopa_gen.language.task import AnswerMode, Task, ToolsMode
 from kopa_gen.policies.base import Episode, TaskContext, policy
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import CallRecord, Session
@@ -73,6 +72,7 @@ class EvalConfig:
     judge_kind: str = "openai"  # its name in kopa_gen.evaluate.judge.JUDGES
     answer_mode: AnswerMode = "submit"  # submit: through the submit_answer tool; text: a `최종 답:` line
     tools_mode: ToolsMode = "task"  # which tools the model meets (kopa_gen/mcp/search.py)
+    withheld: tuple[str, ...] = ()  # all and search mode: platforms not opened (training's held-out split)
     spread: Spread = field(default_factory=Spread)  # where episodes run; `concurrency` is per process
     stop_after_infrastructure: int = 5  # episodes in a row failed for infrastructure that stop the run
     tool_result_chars: int | None = TOOL_RESULT_CHARS  # the tool-result budget; None: results are never cut
@@ -83,13 +83,16 @@ class EvalConfig:
         return {"endpoint": self.endpoint, "agent": self.agent} if self.endpoint is not None else {}
 
 
-def opened_platforms(project: Project, fixture: dict[str, Any], mode: ToolsMode) -> list[str]:
+def opened_platforms(
+    project: Project, fixture: dict[str, Any], mode: ToolsMode, withheld: Collection[str] = ()
+) -> list[str]:
     """The platforms an episode opens: the task's own in task mode; in all and search mode every platform of
-    the project (the task's first, so its tools keep their order), as a model meeting the whole catalog would."""
+    the project but the `withheld` (the task's first, so its tools keep their order), as a model meeting the
+    whole catalog would."""
     own: list[str] = list(fixture["platforms"])
     if mode == "task":
         return own
-    return own + [p.id for p in project.platforms if p.id not in own]
+    return own + [p.id for p in project.platforms if p.id not in own and p.id not in withheld]
 
 
 def episode_key(task_id: str, seed: int, rollout: int) -> str:
@@ -208,7 +211,7 @@ async def _play(
     channel = SubmitChannel(task.answer) if config.answer_mode == "submit" else None
     async with Session.open(
         project,
-        opened_platforms(project, fixture, config.tools_mode),
+        opened_platforms(project, fixture, config.tools_mode, config.withheld),
         max_calls=task.max_calls,
         tools=task.tools,
         mode=config.tools_mode,
@@ -291,6 +294,7 @@ def manifest(project: Project, config: EvalConfig, tasks: dict[str, str]) -> Run
         code_versions=[code_version(project.root)],
         endpoints=[endpoint.base_url] if endpoint else [],
         server=config.server,
+        unvalidated=sorted(t for t in tasks if config.tools_mode not in project.task(t).tools_modes),
     )
 
 
@@ -345,6 +349,11 @@ async def _run_locked(
     chosen = [(task, load_fixture(project, task)) for _, task in selected(project, config.tasks)]
     run = manifest(project, config, {task.id: task_hash(task, fixture) for task, fixture in chosen})
     run = run.model_copy(update={"pool_guess": manifest_entry(guesses(chosen, config.answer_mode))})
+    if run.unvalidated:
+        warn(
+            f"{len(run.unvalidated)} tasks are not validated in {config.tools_mode} mode (their tools_modes "
+            f"leave it out), and the report says so: {', '.join(run.unvalidated)}"
+        )
     hidden = secrets(project, config)
     old = read_manifest(config.out) if before.records else None  # an empty folder's run.json is replaced
     merged = merge(config.out, old, run, bool(before.records))

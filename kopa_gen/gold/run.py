@@ -25,13 +25,14 @@ from kopa_gen.language.functions import to_text
 from kopa_gen.language.records import check_fixture
 from kopa_gen.language.source import Source, YamlError, format_path, load_yaml
 from kopa_gen.language.task import Combine, From, Task
+from kopa_gen.mcp.search import LIMIT, ToolIndex
 from kopa_gen.policies.reference import bypass
 from kopa_gen.project import Project
 from kopa_gen.runtime.answer import answer_pool, arg_value, derive_answer, source_value
 from kopa_gen.runtime.chain import Problem, Unit, Walk, Walker, coerce, walk_chain
 from kopa_gen.runtime.evidence import covered_rows, row_key
 from kopa_gen.runtime.paths import PathError, rows_read
-from kopa_gen.runtime.session import Session
+from kopa_gen.runtime.session import Session, exposure, title_query
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.sandbox.episode import digest
 
@@ -40,6 +41,42 @@ def task_platforms(project: Project, task: Task) -> list[str]:
     tools = {c.tool for c in task.calls()} | {a.tool for c in task.calls() for a in c.alternatives}
     tools |= set(task.tools or [])
     return sorted({project.platform_of(t).id for t in tools})
+
+
+def search_problems(project: Project, task: Task) -> list[Problem]:
+    """Search mode as `kopa-gen eval --tools-mode search` opens it (every platform, entry tools listed): each gold
+    call's tool that is not listed must be among the tools a search for its title finds, the way the reference
+    policies reach it (kopa_gen/runtime/chain.py). Checked where the task says it runs in search mode."""
+    if "search" not in task.tools_modes:
+        return []
+    listed, index = exposure(project, [p.id for p in project.platforms], None, "search")
+    assert listed is not None and index is not None
+    problems: list[Problem] = []
+    for loc, call in _call_locs(task):
+        if call.tool in listed:
+            continue
+        query = title_query(index, call.tool)
+        if call.tool not in _found(index, query["query"]):
+            problems.append(
+                Problem(
+                    (*loc, "tool"),
+                    f"in search mode a search for {query['query']!r} does not find {call.tool} among the top "
+                    f"{LIMIT} of {len(index.tools)} tools; leave search out of the task's tools_modes, or give "
+                    "the tool a title that says what it does",
+                )
+            )
+    return problems
+
+
+_FOUND: dict[tuple[int, str], frozenset[str]] = {}
+
+
+def _found(index: ToolIndex, query: str) -> frozenset[str]:
+    """The tools a search finds (remembered per index and query: tasks share their tools)."""
+    key = (id(index), query)
+    if key not in _FOUND:
+        _FOUND[key] = frozenset(str(t["name"]) for t, _ in index.search(query, LIMIT))
+    return _FOUND[key]
 
 
 def _source(project: Project, file: str) -> Source | None:
@@ -109,8 +146,8 @@ async def run_gold(
         project, task_platforms(project, task), sandbox=config, world_seed=seed
     ) as session:
         walk = await walk_chain(project, task, session, Walker(strict=True))
-        if walk.problems:
-            report(diags, project, file, walk.problems)
+        if walk.problems or (found := search_problems(project, task)):
+            report(diags, project, file, walk.problems or found)
             return None
         scope = lint.state_scope(project, walk)
         state = session.state_hash(scope)

@@ -238,6 +238,10 @@ class RunManifest(StrictModel):
         default=None, description="The command that served the model for the run (`--serve-vllm`)."
     )
     pool_guess: dict[str, Any] = Field(default_factory=dict)
+    unvalidated: list[str] = Field(
+        default_factory=list,
+        description="Tasks run in a tools mode their `tools_modes` do not list (never checked in it), sorted.",
+    )
 
 
 M = TypeVar("M", bound=StrictModel)

@@ -25,6 +25,10 @@ AnswerMode = Literal["submit", "text"]
 """How an episode answers: `submit` through the `submit_answer` tool, typed by the task's answer (the default,
 and the training reward's mode); `text` in prose ending with one `최종 답:` line (the paper's setting)."""
 ANSWER_MODES: tuple[AnswerMode, ...] = ("submit", "text")
+ToolsMode = Literal["all", "task", "search"]
+"""How the tools meet the model (`--tools-mode`, kopa_gen/mcp/search.py): `task` the task's list, `all` every tool,
+`search` each platform's entry tools beside `search_tools` and `call_tool`."""
+TOOLS_MODES: tuple[ToolsMode, ...] = ("all", "task", "search")
 """The call id a fan-out call's arguments use for the current item of its `for_each`."""
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -294,6 +298,14 @@ class Task(StrictModel):
         default=None,
         description="Tools exposed to the agent: the gold tools and plausible others (default: every tool of the "
         "platforms the task uses).",
+    )
+    tools_modes: list[ToolsMode] = Field(
+        default_factory=lambda: list(TOOLS_MODES),
+        min_length=1,
+        description="The tool modes (`--tools-mode`) the task is validated in, and so may run in: the build "
+        "walks its gold chain as listed (task), and in search mode finds every gold tool that is not an entry "
+        "tool with a search for its title, as the oracle does. A run in another mode says so in its report "
+        "(default: all three).",
     )
     max_calls: int = Field(ge=1, description="The episode stops after this many tool calls.")
     reward: list[Basis] = Field(

@@ -20,12 +20,9 @@ import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from kopa_gen.mcp.toolbox import ToolOutcome, result_text
-
-ToolsMode = Literal["all", "task", "search"]
-TOOLS_MODES: tuple[ToolsMode, ...] = ("all", "task", "search")
 
 SEARCH_TOOL = "search_tools"
 CALL_TOOL = "call_tool"

@@ -20,13 +20,13 @@ from mcp.server.context import ServerRequestContext
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from kopa_gen.client.redaction import redact
+from kopa_gen.language.task import ToolsMode
 from kopa_gen.mcp.boundary import echo_name
 from kopa_gen.mcp.catalog import Catalog
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.mcp.search import (
     SEARCH_TOOL,
     ToolIndex,
-    ToolsMode,
     call_tool,
     route,
     search_tool,

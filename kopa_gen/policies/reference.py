@@ -37,6 +37,7 @@ from typing import Any
 from kopa_gen.language.functions import to_text
 from kopa_gen.language.pathsyntax import Extreme, Filter, Lit, Path, parse
 from kopa_gen.language.task import EACH, AnswerMode, From, GoldCall, Task, Template
+from kopa_gen.mcp.search import SEARCH_TOOL
 from kopa_gen.policies.base import Episode, TaskContext, register, system_prompt
 from kopa_gen.runtime.answer import answer_pool, derive_answer, reference_pool, source_value
 from kopa_gen.runtime.chain import Walk, Walker, walk_chain
@@ -78,28 +79,38 @@ NO_ANSWER = Reply(UNKNOWN)
 
 
 def transcript(task: Task, walk: Walk, mode: AnswerMode = "submit") -> list[dict[str, Any]]:
-    """The walk as an OpenAI-style transcript: one assistant turn of tool calls per walk turn."""
+    """The walk as an OpenAI-style transcript: one assistant turn of tool calls per turn of the walk (in search
+    mode, a turn of searches before a turn that needs tools no search has shown yet), each call as it was made."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": system_prompt(task, mode)},
         {"role": "user", "content": task.query},
     ]
-    for turn in walk.turns:
+    for turn in walk_turns(walk):
         messages.append(
             {
                 "role": "assistant",
                 "content": None,
                 "tool_calls": [
-                    {
-                        "id": f"call_{u.index}",
-                        "type": "function",
-                        "function": {"name": u.call.tool, "arguments": u.args},
-                    }
-                    for u in turn
+                    {"id": f"call_{index}", "type": "function", "function": {"name": name, "arguments": args}}
+                    for index, name, args, _ in turn
                 ],
             }
         )
-        messages += [{"role": "tool", "tool_call_id": f"call_{u.index}", "content": u.text} for u in turn]
+        messages += [
+            {"role": "tool", "tool_call_id": f"call_{index}", "content": text} for index, *_, text in turn
+        ]
     return messages
+
+
+def walk_turns(walk: Walk) -> list[list[tuple[int, str, Any, str]]]:
+    """The walk's turns as the model made them, each call (log position, tool, arguments, result text)."""
+    out: list[list[tuple[int, str, Any, str]]] = []
+    for number, turn in enumerate(walk.turns):
+        searches = walk.lookups.get(number)
+        if searches:
+            out.append([(s.index, SEARCH_TOOL, s.arguments, s.text) for s in searches])
+        out.append([(u.index, *(u.sent or (u.call.tool, u.args)), u.text) for u in turn])
+    return out
 
 
 Answerer = Callable[[Task, Walk], Reply]
@@ -157,7 +168,7 @@ async def play(
     walker's callbacks see what was seen so far."""
     done = await walk_chain(session.project, ctx.task, session, walker, walk)
     episode = await deliver(ctx, session, answer(ctx.task, done), transcript(ctx.task, done, ctx.mode))
-    episode.turns[:0] = [[u.index for u in turn] for turn in done.turns]
+    episode.turns[:0] = [[index for index, *_ in turn] for turn in walk_turns(done)]
     return episode
 
 

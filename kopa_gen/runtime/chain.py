@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kopa_gen.language.task import EACH, From, GoldCall, Task, Template
+from kopa_gen.mcp.search import SEARCH_TOOL
 from kopa_gen.project import Project
 from kopa_gen.runtime.answer import arg_value, reference_pool, source_value
 from kopa_gen.runtime.paths import PathError, select
@@ -48,6 +49,19 @@ class Unit:
     merged: dict[str, Any] | None = None  # `pages: all`: the first page's result with every page's rows
     text: str = ""
     is_error: bool = False
+    sent: tuple[str, Any] | None = (
+        None  # the tool and arguments as called (search mode: `call_tool` naming it)
+    )
+
+
+@dataclass
+class Lookup:
+    """A search made before a turn (search mode): for a tool that is not listed and that no search showed yet."""
+
+    tool: str
+    arguments: dict[str, Any]  # of the `search_tools` call
+    index: int  # position in the session's call log
+    text: str
 
 
 @dataclass
@@ -77,6 +91,9 @@ class Walker:
 class Walk:
     results: dict[str, Any] = field(default_factory=dict)  # by gold call id, as later references see them
     turns: list[list[Unit]] = field(default_factory=list)
+    lookups: dict[int, list[Lookup]] = field(
+        default_factory=dict
+    )  # turn number -> the searches just before it
     handoffs: list[dict[str, Any]] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
@@ -196,11 +213,23 @@ def _items(walk: Walk, call: GoldCall, walker: Walker, loc: tuple[str | int, ...
     return items
 
 
-async def _send(session: Session, units: list[Unit]) -> None:
+async def _send(session: Session, walk: Walk, units: list[Unit]) -> None:
+    """One turn of `units`; in search mode, first one turn of searches for the tools it needs and has not found
+    (as a model must: it knows no name that is not listed or shown by a search)."""
+    wanted = session.unfound(u.call.tool for u in units)
+    if wanted:
+        first = len(session.calls)
+        queries = [session.search_for(tool) for tool in wanted]
+        found = await asyncio.gather(*(session.call(SEARCH_TOOL, q) for q in queries))
+        walk.lookups[len(walk.turns)] = [
+            Lookup(tool, query, first + k, outcome.text)
+            for k, (tool, query, outcome) in enumerate(zip(wanted, queries, found, strict=True))
+        ]
+    sent = [session.wire(unit.call.tool, unit.args) for unit in units]
     first = len(session.calls)
-    outcomes = await asyncio.gather(*(session.reach(u.call.tool, u.args) for u in units))
-    for k, (unit, outcome) in enumerate(zip(units, outcomes, strict=True)):
-        unit.index = first + k
+    outcomes = await asyncio.gather(*(session.call(*call) for call in sent))
+    for k, (unit, call, outcome) in enumerate(zip(units, sent, outcomes, strict=True)):
+        unit.index, unit.sent = first + k, call
         unit.text = outcome.text
         unit.is_error = outcome.is_error or outcome.structured is None
         unit.result = None if unit.is_error else outcome.structured
@@ -248,7 +277,7 @@ async def walk_chain(
             continue
         if session.exhausted:
             break
-        await _send(session, units)
+        await _send(session, walk, units)
         walk.turns.append(units)
         await _more_pages(project, session, walk, walker, units)
         _collect(walk, walker, step.calls, units, i)
@@ -281,7 +310,7 @@ async def _more_pages(
                 args[size_arg] = size
             base_key = unit.key.split("@")[0]
             more = Unit(unit.call, f"{base_key}@{page}", args, unit.item, unit.item_index, page)
-            await _send(session, [more])
+            await _send(session, walk, [more])
             walk.turns.append([more])
             if more.result is None:
                 break

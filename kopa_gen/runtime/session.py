@@ -8,7 +8,7 @@ import asyncio
 import functools
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
@@ -17,6 +17,7 @@ from kopa_gen.client.client import PlatformClient, RetryPolicy
 from kopa_gen.compose import platform_client
 from kopa_gen.language.diagnostics import InfrastructureError
 from kopa_gen.language.kopa import Category
+from kopa_gen.language.task import ToolsMode
 from kopa_gen.mcp.boundary import check_arguments, echo_name
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.mcp.render import Rendering
@@ -24,7 +25,6 @@ from kopa_gen.mcp.search import (
     CALL_TOOL,
     SEARCH_TOOL,
     ToolIndex,
-    ToolsMode,
     call_tool,
     route,
     search_tool,
@@ -98,6 +98,40 @@ def _index(listings: tuple[Path, ...]) -> ToolIndex:
     return ToolIndex.of([t for path in listings for t in frozen_tools(path)])
 
 
+def exposure(
+    project: Project, platforms: Sequence[str], tools: Sequence[str] | None, mode: ToolsMode
+) -> tuple[frozenset[str] | None, ToolIndex | None]:
+    """Which tools of `platforms` a model sees by name (None: all of them), and search mode's index over every
+    tool of `platforms` (None in the other modes): `task` the given `tools` (all when None), `all` all, `search`
+    the platforms' entry tools."""
+    if mode == "search":
+        index = _index(tuple(_listing(project, pid) for pid in platforms))
+        return frozenset(tool for pid in platforms for tool in project.platform(pid).kopa.entry), index
+    return (frozenset(tools) if tools is not None and mode == "task" else None), None
+
+
+def title_query(index: ToolIndex, tool: str) -> dict[str, Any]:
+    """The `search_tools` arguments the reference policies find `tool` with: its Korean title (what the tool says
+    it does), else its name. The build holds every task validated in search mode to it finding each gold tool
+    (kopa_gen/gold/run.py `search_problems`)."""
+    listing = next((t for t in index.tools if t["name"] == tool), None)
+    title = str((listing or {}).get("title") or "").strip()
+    return {"query": title or tool}
+
+
+def listed_tools(
+    project: Project, platforms: Sequence[str], exposed: frozenset[str] | None, index: ToolIndex | None
+) -> list[dict[str, Any]]:
+    """The tools listed to the model (`exposure`), exactly as frozen in tools.json (MCP wire format), in
+    platform order; in search mode `search_tools` and `call_tool` after them."""
+    out: list[dict[str, Any]] = []
+    for pid in platforms:
+        out.extend(t for t in frozen_tools(_listing(project, pid)) if exposed is None or t["name"] in exposed)
+    if index is not None:
+        out += [search_tool(len(index.tools)), call_tool()]
+    return out
+
+
 @dataclass
 class Session:
     """Use as `async with Session.open(project, ["dart", "workspace"], max_calls=12) as s: await s.call(...)`."""
@@ -120,6 +154,7 @@ class Session:
     stop_on_infrastructure: bool = False
     mode: ToolsMode = "task"  # how the tools meet the model (kopa_gen/mcp/search.py)
     index: ToolIndex | None = None  # search mode: every tool of the platforms opened, for search_tools
+    surfaced: set[str] = field(default_factory=set)  # search mode: the tools some search has answered so far
     """Raise InfrastructureError after logging a call the environment failed (a sandbox error, a platform's 5xx or
     time-out past every retry): an eval ends such an episode at once and runs it again later. Off where failures
     are the point (EDGE's probes inject faults) and for a single call (it answers with the tool error)."""
@@ -155,11 +190,7 @@ class Session:
             client = platform_client(project, pid, live, box, retry)
             clients.append(client)
             toolboxes[pid] = generated_module(pid, root=project.root).create_toolbox(client)
-        exposed = frozenset(tools) if tools is not None and mode == "task" else None
-        index = None
-        if mode == "search":
-            index = _index(tuple(_listing(project, pid) for pid in platforms))
-            exposed = frozenset(tool for pid in platforms for tool in project.platform(pid).kopa.entry)
+        exposed, index = exposure(project, platforms, tools, mode)
         session = cls(project, tuple(platforms), box, toolboxes, clients, max_calls, exposed, channel)
         session.mode, session.index = mode, index
         session.rendering = Rendering(result_chars)
@@ -178,13 +209,8 @@ class Session:
 
     def tools(self) -> list[dict[str, Any]]:
         """The exposed tools exactly as frozen in tools.json (MCP wire format); in search mode the entry tools,
-        then `search_tools` and `call_tool`."""
-        out: list[dict[str, Any]] = []
-        for pid in self.platforms:
-            path = _listing(self.project, pid)
-            out.extend(t for t in frozen_tools(path) if self.exposed is None or t["name"] in self.exposed)
-        if self.index is not None:
-            out += [search_tool(len(self.index.tools)), call_tool()]
+        then `search_tools` and `call_tool`; then the answer tool."""
+        out = listed_tools(self.project, self.platforms, self.exposed, self.index)
         if self.channel is not None:
             out.append(self.channel.tool())
         return out
@@ -198,12 +224,30 @@ class Session:
             return None
         return next((b for b in self.toolboxes.values() if tool in b.bindings), None)
 
-    async def reach(self, tool: str, arguments: Any) -> ToolOutcome:
-        """Call a platform tool the way this session's model would: by name where it is listed, else (search
-        mode) through `call_tool`. What scripted policies use, so they run in every mode."""
+    def wire(self, tool: str, arguments: Any) -> tuple[str, Any]:
+        """The call a model makes to reach platform `tool`: the tool by name where it is listed, else (search
+        mode) `call_tool` naming it."""
         if self.index is not None and self.exposed is not None and tool not in self.exposed:
-            return await self.call(CALL_TOOL, {"name": tool, "arguments": arguments})
-        return await self.call(tool, arguments)
+            return CALL_TOOL, {"name": tool, "arguments": arguments}
+        return tool, arguments
+
+    async def reach(self, tool: str, arguments: Any) -> ToolOutcome:
+        """Call a platform tool the way this session's model would (`wire`). What scripted policies use, so they
+        run in every mode."""
+        return await self.call(*self.wire(tool, arguments))
+
+    def unfound(self, tools: Iterable[str]) -> list[str]:
+        """Of `tools`, those a model here would have to search for before calling them: search mode's tools that
+        are not listed and that no search has answered yet; each once, in order."""
+        if self.index is None:
+            return []
+        listed = self.exposed or frozenset()
+        return list(dict.fromkeys(t for t in tools if t not in listed and t not in self.surfaced))
+
+    def search_for(self, tool: str) -> dict[str, Any]:
+        """The `search_tools` arguments a scripted policy finds `tool` with (`title_query`)."""
+        assert self.index is not None
+        return title_query(self.index, tool)
 
     async def call(self, tool: str, arguments: Any) -> ToolOutcome:
         """Run one tool call. Every outcome, including an unknown tool or a used-up budget, is a ToolOutcome that
@@ -295,6 +339,7 @@ class Session:
         assert answer is not None
         if answer.is_error:
             return self._refused(SEARCH_TOOL, arguments, answer, start)
+        self.surfaced.update(str(t["name"]) for t in (answer.structured or {}).get("tools", []))
         return self._log(SEARCH_TOOL, arguments, answer, start)
 
     def _refused(self, tool: str, arguments: Any, refusal: ToolOutcome, start: float) -> ToolOutcome:

@@ -4,7 +4,7 @@ Needs the `train` extra (verl).
 Lifecycle of one trajectory (AgentLoopWorker builds a fresh loop object per sample, so `self` is per trajectory):
   1. `run` reads contract.episode_spec from `extra_info["episode"]`.
   2. `_handle_pending_state` (the first hook that sees `agent_data.request_id`) opens the Session exactly as
-     `run_episode` does (platforms, call budget, exposed tools, `SandboxConfig(seed=...)`, sandbox, no live
+     `run_episode` does (platforms, call budget, exposed tools and their mode, `SandboxConfig(seed=...)`, no live
      calls) and registers it under the request id, where the tool adapters (kopa_gen.train.tools) find it. The
      Session lives on a sandbox thread (kopa_gen.train.offload): its SQLite work never blocks verl's event loop.
   3. verl's state machine runs; each tool-processing turn records which session calls it made (`turns`, as
@@ -168,6 +168,7 @@ class KopaToolAgentLoop(ToolAgentLoop):  # type: ignore[misc]  # verl is untyped
             spec["platforms"],
             max_calls=spec.get("max_calls"),
             tools=spec.get("tools"),
+            mode=contract.tools_mode_of(spec),
             sandbox=SandboxConfig(seed=int(spec.get("seed", 0))),
             channel=contract.channel_of(spec),
             # the budget is verl's own max_tool_response_length: results arrive rendered within it, as in eval

@@ -21,12 +21,13 @@ session's CallRecords), TURNS (JSON string); verl merges extra_fields into the r
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 from kopa_gen.evaluate.submission import SUBMIT_TOOL, SubmitChannel
 from kopa_gen.language.answers import answer_adapter
 from kopa_gen.language.settings import TOOL_RESULT_CHARS
-from kopa_gen.language.task import AnswerMode, Task
+from kopa_gen.language.task import TOOLS_MODES, AnswerMode, Task, ToolsMode
 from kopa_gen.runtime.session import CallRecord
 
 AGENT_NAME = "kopa_tool_agent"
@@ -78,17 +79,25 @@ def load_ground_truth(text: str) -> tuple[Task, dict[str, Any]]:
     return Task.model_validate(data["task"]), fixture
 
 
-def episode_spec(task: Task, fixture: dict[str, Any], seed: int = 0, mode: AnswerMode = "submit") -> str:
+def episode_spec(
+    task: Task,
+    fixture: dict[str, Any],
+    seed: int = 0,
+    mode: AnswerMode = "submit",
+    tools_mode: ToolsMode = "task",
+    platforms: Sequence[str] | None = None,
+) -> str:
     """What the agent loop needs to open the task's Session exactly as `kopa-gen eval` does (run_episode):
-    platforms, call budget, exposed tools, sandbox seed, the rows whose state it hashes at the end, and the answer
-    mode with the answer's type (its kind and unit shape the `submit_answer` tool; the loop never shows the
-    value, and only the reward reads it)."""
+    platforms (`platforms`, else the fixture's), call budget, exposed tools and how they meet the model, sandbox
+    seed, the rows whose state it hashes at the end, and the answer mode with the answer's type (its kind and unit
+    shape the `submit_answer` tool; the loop never shows the value, and only the reward reads it)."""
     return json.dumps(
         {
             "task_id": task.id,
-            "platforms": fixture["platforms"],
+            "platforms": list(platforms) if platforms is not None else fixture["platforms"],
             "max_calls": task.max_calls,
             "tools": task.tools,
+            "tools_mode": tools_mode,
             "seed": seed,
             "state_scope": fixture.get("state_scope") or [],
             "answer_mode": mode,
@@ -97,6 +106,16 @@ def episode_spec(task: Task, fixture: dict[str, Any], seed: int = 0, mode: Answe
         ensure_ascii=False,
         sort_keys=True,
     )
+
+
+def tools_mode_of(spec: dict[str, Any]) -> ToolsMode:
+    """How an episode spec's tools meet the model (exports before the exposure modes: its task's list)."""
+    mode = spec.get("tools_mode", "task")
+    if mode not in TOOLS_MODES:
+        raise ValueError(
+            f"episode spec of {spec.get('task_id')!r}: tools_mode {mode!r} is none of {TOOLS_MODES}"
+        )
+    return cast(ToolsMode, mode)
 
 
 def answer_mode(spec: dict[str, Any]) -> AnswerMode:

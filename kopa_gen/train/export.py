@@ -23,20 +23,20 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from kopa_gen.client.errors import redact
-from kopa_gen.evaluate.runner import EvalConfig, run_episode, secrets, selected
+from kopa_gen.evaluate.runner import EvalConfig, opened_platforms, run_episode, secrets, selected
 from kopa_gen.evaluate.submission import SUBMIT_TOOL
 from kopa_gen.language.diagnostics import UserError
-from kopa_gen.language.task import Task
+from kopa_gen.language.task import Task, ToolsMode
 from kopa_gen.mcp.render import CUT_MARK as CUT
 from kopa_gen.policies.base import system_prompt
 from kopa_gen.policies.openai import openai_tools
 from kopa_gen.project import Project
-from kopa_gen.runtime.session import frozen_tools
+from kopa_gen.runtime.session import exposure, listed_tools
 from kopa_gen.train.contract import (
     AGENT_NAME,
     TOOL_CHARS,
@@ -137,16 +137,23 @@ def fixtures_of(project: Project, tasks: Sequence[Task]) -> dict[str, dict[str, 
     return out
 
 
-def exposed_tools(project: Project, task: Task, fixture: dict[str, Any]) -> list[dict[str, Any]]:
-    """The tools an episode of `task` exposes, in MCP format, exactly as `Session.tools()` lists them: the task's
-    `tools`, else every tool of the fixture's platforms, in platform order as frozen in tools.json."""
-    out: list[dict[str, Any]] = []
-    for pid in fixture["platforms"]:
+def exposed_tools(
+    project: Project,
+    task: Task,
+    fixture: dict[str, Any],
+    tools_mode: ToolsMode = "task",
+    withheld: Collection[str] = (),
+) -> list[dict[str, Any]]:
+    """The tools an episode of `task` lists, in MCP format, exactly as `Session.tools()` lists them (without the
+    answer tool): in task mode the task's `tools`, else every tool of the fixture's platforms; in all mode every
+    tool of every platform but the `withheld`; in search mode their entry tools, `search_tools` and `call_tool`."""
+    platforms = opened_platforms(project, fixture, tools_mode, withheld)
+    for pid in platforms:
         path = project.root / "generated" / "servers" / pid / "tools.json"
         if not path.exists():
             raise ExportError(f"task {task.id}: no {path} for platform {pid!r}; run `kopa-gen build`")
-        out.extend(t for t in frozen_tools(path) if task.tools is None or t["name"] in task.tools)
-    if task.tools is not None:
+    out = listed_tools(project, platforms, *exposure(project, platforms, task.tools, tools_mode))
+    if task.tools is not None and tools_mode == "task":
         lacking = sorted(set(task.tools) - {t["name"] for t in out})
         if lacking:
             raise ExportError(
@@ -200,6 +207,8 @@ def rl_row(
     split: Split,
     index: int,
     episode_seed: int,
+    tools_mode: ToolsMode = "task",
+    platforms: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     return {
         "data_source": source,
@@ -215,7 +224,7 @@ def rl_row(
             "split": split,
             "task_id": task.id,
             "tool_selection": [*tools, SUBMIT_TOOL],
-            "episode": episode_spec(task, fixture, episode_seed, "submit"),
+            "episode": episode_spec(task, fixture, episode_seed, "submit", tools_mode, platforms),
         },
     }
 
@@ -282,10 +291,19 @@ async def oracle_records(
     episode_seed: int,
     concurrency: int,
     tool_chars: int | None = TOOL_CHARS,
+    tools_mode: ToolsMode = "task",
+    withheld: tuple[str, ...] = (),
 ) -> dict[str, dict[str, Any]]:
-    """One oracle episode per task, exactly as `kopa-gen eval --policy oracle` runs it (results within the
-    tool-result budget `tool_chars`)."""
-    config = EvalConfig(policy="oracle", out=Path("."), answer_mode="submit", tool_result_chars=tool_chars)
+    """One oracle episode per task, exactly as `kopa-gen eval --policy oracle --tools-mode ...` runs it (results
+    within the tool-result budget `tool_chars`; in all and search mode without the `withheld` platforms)."""
+    config = EvalConfig(
+        policy="oracle",
+        out=Path("."),
+        answer_mode="submit",
+        tool_result_chars=tool_chars,
+        tools_mode=tools_mode,
+        withheld=withheld,
+    )
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(task: Task) -> tuple[str, dict[str, Any]]:
@@ -320,6 +338,7 @@ def export(
     tool_chars: int = TOOL_CHARS,
     tool_side: str = TOOL_SIDE,
     include_held_out: bool = False,
+    tools_mode: ToolsMode = "task",
 ) -> dict[str, Any]:
     """Write the RL and SFT parquet files of `project`'s task set (or of the `tasks` id patterns) into `out_dir`
     and return the stats (also written to OUT/export.json).
@@ -328,7 +347,11 @@ def export(
     `seed` decides the split; `episode_seed` is the sandbox seed of the oracle episodes and of the RL rows'
     episode spec. Only oracle episodes with reward 1 become SFT rows; the others are listed under `sft_skipped`.
     `tool_chars` / `tool_side` must be the GRPO config's max_tool_response_length / tool_response_truncate_side:
-    SFT tool results are cut with them. The same arguments give byte-identical files."""
+    SFT tool results are cut with them. `tools_mode` is how the episodes' tools meet the model (`--tools-mode`,
+    kopa_gen/mcp/search.py): the RL rows' episodes open their sessions so and the SFT rows are the oracle's
+    trajectories in it (in search mode: it searches for each tool by its title, then calls it through
+    `call_tool`); in all and search mode the held-out platforms stay closed unless `include_held_out`. The same
+    arguments give byte-identical files."""
     start = time.perf_counter()
     _pyarrow()
     chosen = sorted((t for _, t in selected(project, tasks)), key=lambda t: t.id)
@@ -346,7 +369,9 @@ def export(
         )
     mode: GroupBy = group_by or ("task" if project.fixtures is None else "root")
     fixtures = fixtures_of(project, chosen)
-    tools = {t.id: exposed_tools(project, t, fixtures[t.id]) for t in chosen}
+    closed = () if include_held_out else tuple(project.held_out)
+    opened = {t.id: opened_platforms(project, fixtures[t.id], tools_mode, closed) for t in chosen}
+    tools = {t.id: exposed_tools(project, t, fixtures[t.id], tools_mode, closed) for t in chosen}
     groups = {t.id: group_key(t, mode) for t in chosen}
     sizes: dict[str, int] = {}
     for g in groups.values():
@@ -360,7 +385,11 @@ def export(
     for index, task in enumerate(chosen):
         names = [t["name"] for t in tools[task.id]]
         side = split[task.id]
-        rows[side].append(rl_row(task, fixtures[task.id], names, source, side, index, episode_seed))
+        rows[side].append(
+            rl_row(
+                task, fixtures[task.id], names, source, side, index, episode_seed, tools_mode, opened[task.id]
+            )
+        )
     size: dict[str, int] = {}
     for side, name in RL_FILES.items():
         size[name] = _write(rows[side], rl_schema(), out_dir / name)
@@ -374,7 +403,9 @@ def export(
     ] = []  # tasks whose gold chain meets a result the budget cut (the model would not see it all)
     if sft:
         records = asyncio.run(
-            oracle_records(project, chosen, fixtures, episode_seed, concurrency, tool_chars)
+            oracle_records(
+                project, chosen, fixtures, episode_seed, concurrency, tool_chars, tools_mode, closed
+            )
         )
         hidden = secrets(project, EvalConfig(policy="oracle", out=Path(".")))
         for task in chosen:
@@ -425,6 +456,7 @@ def export(
         "out": str(out_dir),
         "tasks": len(chosen),
         "group_by": mode,
+        "tools_mode": tools_mode,
         "val_fraction": val_fraction,
         "seed": seed,
         "episode_seed": episode_seed,
@@ -466,7 +498,7 @@ def format_stats(stats: dict[str, Any]) -> str:
     lines = [
         f"{stats['tasks']} tasks of {stats['task_set']} -> {stats['out']}",
         f"  groups ({stats['group_by']}): {groups['total']} ({groups['train']} train, {groups['val']} val)",
-        f"  RL rows: {rows['train']} train, {rows['val']} val",
+        f"  RL rows: {rows['train']} train, {rows['val']} val (tools in {stats.get('tools_mode', 'task')} mode)",
     ]
     held = stats.get("held_out") or {}
     if held.get("skipped"):

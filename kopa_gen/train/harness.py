@@ -25,7 +25,7 @@ from verl.utils.dataset.rl_dataset import RLHFDataset
 from verl.workers.rollout.replica import TokenOutput
 
 from kopa_gen.evaluate.submission import SUBMIT_TOOL
-from kopa_gen.language.task import Task
+from kopa_gen.language.task import Task, ToolsMode
 from kopa_gen.policies.base import system_prompt
 from kopa_gen.project import Project
 from kopa_gen.train import contract
@@ -72,10 +72,18 @@ def hermes_tool_calls(calls: list[tuple[str, Any]]) -> str:
 
 def replay_script(record: dict[str, Any]) -> list[str]:
     """A `kopa-gen eval` episode record as a generator script: each turn's tool calls (hermes format), then the
-    final message (in submit mode the text of the submitting turn, before its submit_answer call)."""
+    final message (in submit mode the text of the submitting turn, before its submit_answer call). A call is
+    written as the policy's transcript sent it where it has one (a reference policy's `call_<log index>`: in
+    search mode `call_tool` naming the tool the log records), else as the log records it."""
     calls = record["calls"]
+    sent = {
+        c["id"]: (c["function"]["name"], c["function"]["arguments"])
+        for m in record.get("messages") or []
+        if m.get("role") == "assistant"
+        for c in m.get("tool_calls") or []
+    }
     turns = [
-        hermes_tool_calls([(calls[i]["tool"], calls[i]["arguments"]) for i in turn])
+        hermes_tool_calls([sent.get(f"call_{i}", (calls[i]["tool"], calls[i]["arguments"])) for i in turn])
         for turn in record["turns"]
     ]
     last = record["turns"][-1] if record["turns"] else []
@@ -88,13 +96,18 @@ class LoopHarness:
     """One test's verl setup: config, tokenizer, tools (from our YAML) and the agent-loop entry (from our YAML)."""
 
     def __init__(
-        self, project: Project, folder: Path, platforms: list[str], sandbox_threads: int = SANDBOX_THREADS
+        self,
+        project: Project,
+        folder: Path,
+        platforms: list[str],
+        sandbox_threads: int = SANDBOX_THREADS,
+        search: bool = False,
     ) -> None:
         self.tok = build_tokenizer(folder / "tok")
         cfg = OmegaConf.load(
             str(importlib.resources.files("verl") / "trainer/config/_generated_ppo_trainer.yaml")
         )
-        tool_yaml = kopa_tools.write_tool_config(project, platforms, folder / "tools.yaml")
+        tool_yaml = kopa_tools.write_tool_config(project, platforms, folder / "tools.yaml", search)
         loop_yaml = write_agent_loop_config(
             folder / "agent_loops.yaml", project_root=str(project.root), sandbox_threads=sandbox_threads
         )
@@ -143,7 +156,13 @@ class LoopHarness:
         return asyncio.run(main())
 
 
-def row_kwargs(task: Task, fixture: dict[str, Any], tool_names: list[str]) -> dict[str, Any]:
+def row_kwargs(
+    task: Task,
+    fixture: dict[str, Any],
+    tool_names: list[str],
+    tools_mode: ToolsMode = "task",
+    platforms: list[str] | None = None,
+) -> dict[str, Any]:
     """The keyword arguments AgentLoopWorker passes for one contract row."""
     return {
         "raw_prompt": [
@@ -156,6 +175,6 @@ def row_kwargs(task: Task, fixture: dict[str, Any], tool_names: list[str]) -> di
             "split": "val",
             "task_id": task.id,
             "tool_selection": [*tool_names, SUBMIT_TOOL],
-            "episode": contract.episode_spec(task, fixture, seed=0),
+            "episode": contract.episode_spec(task, fixture, 0, "submit", tools_mode, platforms),
         },
     }

@@ -33,6 +33,7 @@ from verl.tools.schemas import (
 from kopa_gen.evaluate.submission import SUBMIT_TOOL
 from kopa_gen.language.diagnostics import NotFound
 from kopa_gen.language.yamlout import dump_yaml
+from kopa_gen.mcp.search import call_tool, search_tool
 from kopa_gen.policies.openai import openai_tools
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import Session, frozen_tools
@@ -152,9 +153,10 @@ def verl_lossy_ok(openai_tool: dict[str, Any]) -> bool:
     return True
 
 
-def tool_config(project: Project, platforms: Sequence[str]) -> dict[str, Any]:
+def tool_config(project: Project, platforms: Sequence[str], search: bool = False) -> dict[str, Any]:
     """verl's tool-config document (`actor_rollout_ref.rollout.multi_turn.tool_config_path`) for `platforms`, and
-    the `submit_answer` tool (kopa_gen.train.contract.GENERIC_SUBMIT).
+    the `submit_answer` tool (kopa_gen.train.contract.GENERIC_SUBMIT); with `search`, search mode's
+    `search_tools` and `call_tool` over every tool of `platforms` (as the episodes' sessions list them).
 
     `tool_schema` is the full schema where verl's lossy model accepts it and a stub otherwise (verl validates it
     before the adapter runs); the adapter builds its schema from `config.schema` either way."""
@@ -162,7 +164,9 @@ def tool_config(project: Project, platforms: Sequence[str]) -> dict[str, Any]:
     submit["inputSchema"] = submit.pop("parameters")
     # one generic submit_answer entry first; the agent loop shows each trajectory its task's typed schema
     entries: list[dict[str, Any]] = []
-    for pid, tool in [(None, submit), *mcp_tools(project, platforms)]:
+    tools = mcp_tools(project, platforms)
+    finders = [(None, search_tool(len(tools))), (None, call_tool())] if search else []
+    for pid, tool in [(None, submit), *finders, *tools]:
         schema = openai_tools([tool])[0]
         listed = (
             schema
@@ -197,9 +201,9 @@ def _escape_interpolation(value: Any) -> Any:
     return value
 
 
-def write_tool_config(project: Project, platforms: Sequence[str], path: Path) -> Path:
+def write_tool_config(project: Project, platforms: Sequence[str], path: Path, search: bool = False) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    document = _escape_interpolation(tool_config(project, platforms))
+    document = _escape_interpolation(tool_config(project, platforms, search))
     text = dump_yaml(document, width=120)
     path.write_text(text, encoding="utf-8")
     return path
