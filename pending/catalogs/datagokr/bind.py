@@ -15,6 +15,10 @@ What is bound, and what is not (counted on stderr, and in the catalog's header):
   field of its own name (data.go.kr's 금융위원회 convention, as the bound operations' guides state it).
 Each dataset keeps its provenance (one-source: data-go-kr-client 4.16.0) and says how many fields a row has by the
 source (`field_count`) where it lists only some.
+
+Where the client names no row field, `found_fields_<org>.yaml` may: row field names read off public code that
+parses that operation's answers (each entry cites its repositories and files; gathered with the code search of
+../.library, facts only). Such an operation is bound with those fields, its provenance naming both sources.
 """
 
 from __future__ import annotations
@@ -39,6 +43,32 @@ REQUIRED_EXAMPLES: dict[str, str] = {
     "nowVhclNo": "12가3456",
     "ntnlAstLctnSidoNm": "서울특별시",
 }
+
+
+NAMED_REPO = re.compile(r"^[\w.-]+/[\w.-]+$")
+
+
+def found_fields() -> dict[str, dict[str, Any]]:
+    """Row fields of operations the client names none of, by code, from this folder's found_fields_*.yaml."""
+    out: dict[str, dict[str, Any]] = {}
+    for path in sorted(HERE.glob("found_fields_*.yaml")):
+        for entry in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
+            # a source is cited by its repository and file; one the search could not name is not a citation
+            named = [s for s in entry.get("sources") or [] if NAMED_REPO.match(str(s.get("repo", "")))]
+            if entry.get("fields") and named:
+                out[entry["code"]] = {**entry, "sources": named}
+    return out
+
+
+def with_found(ds: dict[str, Any], found: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The draft with the found row fields where the client names none."""
+    entry = found.get(ds["code"])
+    if entry is None or ({f["name"] for f in ds.get("fields") or []} - SAFETY_ENVELOPE):
+        return ds
+    cited = "; ".join(dict.fromkeys(f"{s['repo']} {s['path']}" for s in entry["sources"]))
+    provenance = dict(ds["provenance"], source=f"{ds['provenance']['source']}; row fields: {cited}")
+    fields = [{"name": f["name"], "description": f.get("description") or ""} for f in entry["fields"]]
+    return {**ds, "fields": fields, "provenance": provenance, "field_count": None}
 
 
 SAFETY_ENVELOPE = {"head", "row"}  # 행정안전부's statistics services list their envelope, not a row field
@@ -89,6 +119,27 @@ FIELD_GEN: dict[
         "sggNm": ({"sql": "(SELECT r.sgg_nm FROM molit_regions r WHERE r.sgg_cd = LAWD_CD LIMIT 1)"}, "LAWD_CD"),
         "dealYear": ({"sql": "CAST(DEAL_YMD AS INTEGER) / 100"}, "DEAL_YMD"),
         "dealMonth": ({"sql": "CAST(DEAL_YMD AS INTEGER) % 100"}, "DEAL_YMD"),
+        # 공동주택 단지 목록 (AptListService3): a 단지 in a current 법정동 (bjdCode, 10 digits), asked by its 시도 (2) or
+        # 시군구 (5) prefix; as1-as4 name its 시도, 시군구, 읍면동 and 리 (the rows are at 읍면동 level: no 리)
+        "bjdCode": ({"ref": "molit_regions.emd_cd"}, None),
+        "sidoCode": ({"sql": "substr(bjdCode, 1, 2)"}, "bjdCode"),
+        "sigunguCode": ({"sql": "substr(bjdCode, 1, 5)"}, "bjdCode"),
+        "as1": ({"sql": "(SELECT r.ctpv_nm FROM molit_regions r WHERE r.emd_cd = bjdCode)"}, "bjdCode"),
+        "as2": ({"sql": "(SELECT r.sgg_nm FROM molit_regions r WHERE r.emd_cd = bjdCode)"}, "bjdCode"),
+        "as3": ({"sql": "(SELECT r.emd_nm FROM molit_regions r WHERE r.emd_cd = bjdCode)"}, "bjdCode"),
+        "as4": ({"sql": "''"}, "bjdCode"),
+        "kaptCode": ({"code": "A1{n:07d}"}, None),  # K-apt 단지코드: A and eight digits
+        "kaptName": (
+            {"sql": "CASE _n % 5 WHEN 0 THEN '한빛' WHEN 1 THEN '푸른마을' WHEN 2 THEN '대림' WHEN 3 THEN '현대' "
+             "ELSE '주공' END || ' ' || (_n % 9 + 1) || '단지'"},
+            None,
+        ),
+        # 도로명 아파트 목록: asked by a 도로명코드 (시군구 5 + 도로번호 7) of a 공동주택 address of the world
+        "roadCode": ({"ref": "juso_addresses.rnMgtSn", "where": "bdKdcd = '1'"}, None),
+        "doroJuso": (
+            {"sql": "(SELECT a.roadAddrPart1 FROM juso_addresses a WHERE a.rnMgtSn = roadCode LIMIT 1)"},
+            "roadCode",
+        ),
         **{f"{end}_ctpv_cd": ({"ref": "molit_regions.ctpv_cd"}, None) for end in ENDS},
         **{  # a 시군구 of the row's 시도
             f"{end}_sgg_cd": (
@@ -182,11 +233,14 @@ def bind(
         for ds in draft["datasets"]
         if any(n in FORMAT for n in ds.get("common", []))
     }
+    found = found_fields()
     for ds in draft["datasets"]:
         counts["drafted"] += 1
         if "/" + ds["code"] in bound_paths:
             counts["by hand"] += 1
             continue
+        if ds["code"] in found and ds is not (ds := with_found(ds, found)):
+            counts["fields found elsewhere"] = counts.get("fields found elsewhere", 0) + 1
         if not ds.get("fields") or {f["name"] for f in ds["fields"]} <= SAFETY_ENVELOPE:
             counts["no fields"] += 1
             continue
