@@ -150,3 +150,71 @@ def test_a_hint_the_world_cannot_fill_is_an_error_at_load(tmp_path: Path, hint: 
         "toy_list_stations: "
     ), found
     assert message in found[0], found
+
+
+# Fields as catalogs state them: a Korean label and a name, no type beyond text, no pattern (the source says no
+# more); what each value must look like when served, and the label a value must not repeat.
+LABELLED: dict[str, tuple[str, str]] = {
+    "REG_DATE": ("발간일", "day"),
+    "rcptDay": ("접수일자", "day"),
+    "PRDC_YM": ("생산년월", "month"),
+    "bizYear": ("사업연도", "year"),
+    "USE_AT": ("사용여부", "flag"),
+    "debtRto": ("부채비율", "rate"),
+    "sumAmt": ("합계 금액", "money"),
+    "CMTM_CNT": ("현위원수", "count"),
+    "rprsntvNm": ("대표자명", "person"),
+    "telno": ("전화번호", "phone"),
+    "LINK_URL": ("상세보기 링크", "url"),
+    "CONFER_NUM": ("회의번호", "serial"),
+    "zip": ("우편번호", "zip"),
+    "facilNm": ("시설명", "name"),
+    "weekday": ("요일", "name"),
+}
+LOOKS = {
+    "month": r"20\d\d(0[1-9]|1[0-2])",
+    "year": r"20\d\d",
+    "flag": r"[YN]",
+    "rate": r"\d{1,3}(\.\d+)?",
+    "money": r"\d+",
+    "count": r"\d+",
+    "person": r"[가-힣]{2,4}",
+    "phone": r"02-\d{4}-\d{4}",
+    "url": r"https://example\.kr/\d+",
+    "serial": r"\d+",
+    "zip": r"\d{5}",
+}
+
+
+@pytest.mark.parametrize("day_format", ["%Y%m%d", "%Y-%m-%d"])
+def test_a_fields_label_says_what_its_values_look_like(tmp_path: Path, day_format: str) -> None:
+    """A field the source gives only a name and a Korean label is served with values of the kind the label (or an
+    UPPER_SNAKE name's last word) says: days in the platform's own way of writing them (`x-kopa.day_format`),
+    months, years, flags, rates, amounts, counts, persons, telephone numbers, web addresses, serials; a label
+    that says none of these (a name, 요일) keeps the label and the row number."""
+    spec = station_spec()
+    spec["components"]["schemas"]["Station"] = {
+        "type": "object",
+        "properties": {
+            name: {"type": "string", "description": label} for name, (label, _) in LABELLED.items()
+        },
+    }
+    if day_format != "%Y%m%d":
+        spec["x-kopa"]["day_format"] = day_format
+    write_project(tmp_path, spec, world_with(REGIONS))
+    _, rows = anyio.run(all_rows, tmp_path)
+    assert len(rows) == 30
+    for row in rows:
+        for name, (label, kind) in LABELLED.items():
+            value = row[name]
+            assert isinstance(value, str), (name, value)
+            assert kind == "name" or label not in value, (name, value)
+            if kind == "day":
+                day = dt.datetime.strptime(value, day_format).date()
+                assert dt.date(2016, 11, 1) <= day < dt.date(2026, 11, 29), (name, value)
+            elif kind == "name":
+                assert re.fullmatch(rf"{label} \d+", value), (name, value)
+            else:
+                assert re.fullmatch(LOOKS[kind], value), (name, value)
+    assert {r["USE_AT"] for r in rows} == {"Y", "N"}
+    assert len({r["rprsntvNm"] for r in rows}) > 10  # people, not one name

@@ -264,6 +264,12 @@ class PlatformKopa(StrictModel):
         description="Bulk catalog files beside openapi.yaml (e.g. catalog.yaml): each dataset in them becomes one "
         "operation and one tool at load (kopa_gen/language/catalog.py).",
     )
+    day_format: str = Field(
+        default="%Y%m%d",
+        pattern=r"%Y",
+        description="How the platform writes a day in its answers (strftime), e.g. '%Y-%m-%d' for 열린국회정보: "
+        "the default world's synthesised date fields are written so (kopa_gen/world/synth.py).",
+    )
     entry: list[str] = Field(
         default_factory=list,
         description="The tools a chain on this platform starts from: its code lookups (a company's corp_code, a "

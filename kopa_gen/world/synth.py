@@ -8,7 +8,12 @@ property, filled by what the schema says, first match wins:
 4. a date (`format: date`, a YYYYMMDD pattern or name, e.g. `*_de`, `*Dt`, `*YMD`): a day of the last ten years;
 5. `integer` / `number`: uniform between `minimum` and `maximum` (0-1000 without them);
 6. a digits-only `pattern` or a code-like name (`*_cd`, `*_code`, `*Cd`, `*_no`, `*Id`): a zero-padded serial;
-7. otherwise: the description (or the name) and the row number, e.g. `시설명 12`.
+7. what the Korean label (the description) or an UPPER_SNAKE name's last word says the value is (`_by_meaning`):
+   a flag (`…여부`, `*_YN`), a month or a year (`…년월`, `…연도`, `*_YM`), a day (`…일자`, `등록일`, `*_DATE`),
+   a rate (`…률`, `…비율`), an amount of money (`…금액`, `…가격`, `*_AMT`), a count (`…건수`, `…인원`,
+   `*_CNT`), an area, a score, a rank, a person's name (`성명`, `대표자명`), a telephone number, a web address, a
+   serial number (`…번호`) or a code (`…코드`);
+8. otherwise: the description (or the name) and the row number, e.g. `시설명 12`.
 Every query parameter named like a row property filters it by equality, unless the operation lists its own
 `x-kopa.filters` (a bulk catalog's `match`). Rows are served in creation order."""
 
@@ -36,15 +41,19 @@ from kopa_gen.language.world import (
 )
 
 ROW = "_n"  # the serial every synthesised table orders by
+DAY = "%Y%m%d"  # how a day is written unless the platform says otherwise (x-kopa.day_format)
 DATE_NAME = re.compile(r"(_de|_dt|Dt|_date|Date|YMD|Ymd|_ymd)$")
 CODE_NAME = re.compile(r"(_cd|_code|Cd|Code|_no|No|_id|Id|ID|CD|CODE)$")
 CAMEL_WORD = re.compile(r"[a-z0-9]([A-Z][a-z]*)$")  # the last word of a camelCase name: basYm -> Ym
 DIGITS = re.compile(r"^\^?\\d\{(\d+)\}\$?$|^\^?\[0-9\]\{(\d+)\}\$?$")
 
 
-def column_gen(name: str, schema: dict[str, Any], entities: dict[str, ColumnGen]) -> ColumnGen:
-    """How a synthesised table fills the column of one row property (the rules of the module docstring); a
-    malformed `x-kopa-gen` raises pydantic's ValidationError."""
+def column_gen(
+    name: str, schema: dict[str, Any], entities: dict[str, ColumnGen], day: str = DAY
+) -> ColumnGen:
+    """How a synthesised table fills the column of one row property (the rules of the module docstring); `day`
+    is how the platform writes a day (`x-kopa.day_format`). A malformed `x-kopa-gen` raises pydantic's
+    ValidationError."""
     hint = schema.get("x-kopa-gen")
     if hint is not None:
         return ColumnGen.model_validate(hint)
@@ -59,8 +68,10 @@ def column_gen(name: str, schema: dict[str, Any], entities: dict[str, ColumnGen]
     pattern = str(schema.get("pattern", ""))
     if schema.get("format") == "date":
         return ColumnGen(date=["today-3650", "today-1"], format="%Y-%m-%d")
-    if kind == "string" and (pattern in (r"^\d{8}$", r"^[0-9]{8}$") or DATE_NAME.search(name)):
+    if kind == "string" and pattern in (r"^\d{8}$", r"^[0-9]{8}$"):
         return ColumnGen(date=["today-3650", "today-1"])
+    if kind == "string" and DATE_NAME.search(name):
+        return ColumnGen(date=["today-3650", "today-1"], format=day)
     if kind == "integer":
         return ColumnGen(integer=[int(schema.get("minimum", 0)), int(schema.get("maximum", 1000))])
     if kind == "number":
@@ -75,7 +86,78 @@ def column_gen(name: str, schema: dict[str, Any], entities: dict[str, ColumnGen]
         width = int(next(g for g in digits.groups() if g)) if digits else 6
         return ColumnGen(code=f"{{n:0{width}d}}")
     label = str(schema.get("description") or name).split("(")[0].split(",")[0].strip()[:20] or name
+    if kind == "string":
+        meant = _by_meaning(name, label)
+        if meant is not None:
+            return meant.model_copy(update={"format": day}) if meant.date and meant.format == DAY else meant
     return ColumnGen(code=label.replace("{", "{{").replace("}", "}}") + " {n}")
+
+
+# A label's last word, and the last word of an UPPER_SNAKE name (열린국회정보, 행정안전부), say what a value is.
+# First match wins; a label that says none of these keeps rule 8's `<label> <n>` (a name, a title, a place).
+_DAY_WORDS = re.compile(r"(일자|일시|날짜|(?<![요휴평매주])일)$")
+_MEANINGS: tuple[tuple[re.Pattern[str], frozenset[str], ColumnGen], ...] = (
+    (re.compile(r"(여부|유무)$"), frozenset({"YN", "AT"}), ColumnGen(choice=["Y", "N"])),
+    (
+        re.compile(r"(년월|연월)$"),
+        frozenset({"YM"}),
+        ColumnGen(date=["today-3650", "today-1"], format="%Y%m"),
+    ),
+    (
+        re.compile(r"(연도|년도)$"),
+        frozenset({"YY", "YEAR", "YR"}),
+        ColumnGen(date=["today-3650", "today-1"], format="%Y"),
+    ),
+    (_DAY_WORDS, frozenset({"DATE", "DT", "DE", "YMD"}), ColumnGen(date=["today-3650", "today-1"])),
+    (
+        re.compile(r"(율|률|비율|비중)$"),
+        frozenset({"RT", "RATE", "RTO"}),
+        ColumnGen(uniform=[0.0, 100.0], decimals=2),
+    ),
+    (
+        re.compile(r"(금액|가격|단가|비용|예산|액)$"),
+        frozenset({"AMT", "PRC", "PRICE"}),
+        ColumnGen(lognormal=[5_000_000.0, 1.5], decimals=0),
+    ),
+    (re.compile(r"(점수)$"), frozenset({"SCORE"}), ColumnGen(integer=[0, 100])),
+    (
+        re.compile(r"(건수|인원|인원수|횟수|수량|세대수|개수|개소|합계|거래량|(?<![접교징호])수)$"),
+        frozenset({"CNT", "QTY", "COUNT"}),
+        ColumnGen(integer=[0, 500]),
+    ),
+    (re.compile(r"(면적)$"), frozenset({"AREA"}), ColumnGen(uniform=[10.0, 5000.0], decimals=2)),
+    (re.compile(r"(순위|순번|차수)$"), frozenset({"RANK", "ORD"}), ColumnGen(integer=[1, 50])),
+    (
+        re.compile(r"(성명|대표자명?|작성자|담당자명?|신청인명?|대리인명?)$"),
+        frozenset({"FLNM"}),
+        ColumnGen(person="full"),
+    ),
+    (
+        re.compile(r"(전화번호|연락처|팩스번호|팩스)$"),
+        frozenset({"TEL", "TELNO", "PHONE", "FAX"}),
+        ColumnGen(code="02-{n:04d}-{n:04d}"),
+    ),
+    (
+        re.compile(r"(홈페이지|URL|url|링크|링크 주소|URL 주소)$"),
+        frozenset({"URL", "LINK", "HMPG"}),
+        ColumnGen(code="https://example.kr/{n}"),
+    ),
+    (re.compile(r"^(번|지|본번|부번)$"), frozenset({"MNNM", "SLNO"}), ColumnGen(integer=[1, 999])),
+    (re.compile(r"우편번호$"), frozenset({"ZIP", "ZIPCODE", "ZC"}), ColumnGen(code="{n:05d}")),
+    (re.compile(r"번호$"), frozenset({"NUM", "SN", "NO"}), ColumnGen(code="{n}")),
+    (re.compile(r"(코드|ID|아이디)$"), frozenset({"ID"}), ColumnGen(code="{n:06d}")),
+)
+
+
+def _by_meaning(name: str, label: str) -> ColumnGen | None:
+    """A generator for a text field whose Korean label (`등록일자`, `대표자명`, `회의번호`) or UPPER_SNAKE name
+    (`REG_DATE`, `LINK_URL`) says what its values are; None where neither says."""
+    word = name.rsplit("_", 1)[-1] if "_" in name and name.isupper() else ""
+    label = label.strip()
+    for said, words, gen in _MEANINGS:
+        if said.search(label) or word in words:
+            return gen
+    return None
 
 
 def _camel_case(name: str) -> ColumnGen | None:
@@ -115,7 +197,7 @@ def synthesize(
                 ops.append(op)
                 continue
             try:
-                table, source = synth_table(op, world.entities, columns)
+                table, source = synth_table(op, world.entities, columns, platform.kopa.day_format)
             except HintError as exc:
                 diags.error(platform.file, _hint_at(op, exc.prop), exc.message)
                 continue
@@ -204,7 +286,10 @@ class HintError(ValueError):
 
 
 def synth_table(
-    op: Operation, entities: dict[str, ColumnGen], tables: dict[str, list[str]] | None = None
+    op: Operation,
+    entities: dict[str, ColumnGen],
+    tables: dict[str, list[str]] | None = None,
+    day: str = DAY,
 ) -> tuple[Table, Source]:
     """The table and source of one operation without a source. `tables` (the world's tables and their columns)
     makes an entity's facts follow its key: the first field naming an entity (MONA_CD) is drawn, and every other
@@ -217,7 +302,7 @@ def synth_table(
     gens: dict[str, ColumnGen] = {}
     for name, schema in props.items():
         try:
-            gens[name] = column_gen(name, schema, entities)
+            gens[name] = column_gen(name, schema, entities, day)
         except ValidationError as exc:
             err = exc.errors()[0]
             at = ".".join(str(x) for x in err["loc"])
