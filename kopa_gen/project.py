@@ -20,22 +20,10 @@ from kopa_gen.language.nested import check_world
 from kopa_gen.language.platform import Platform, load_platform, tool_params
 from kopa_gen.language.task import Task, load_tasks
 from kopa_gen.language.world import WorldSpec, load_world
+from kopa_gen.roots import find_root
 from kopa_gen.world.build import columns_of
 from kopa_gen.world.registry import generators
 from kopa_gen.world.synth import synthesize
-
-
-def find_root(start: Path | None = None) -> Path:
-    """`$KOPA_GEN_ROOT`, else the nearest folder above the working directory holding specs/platforms, else the
-    checkout this package was installed from."""
-    env = os.environ.get("KOPA_GEN_ROOT")
-    if env:
-        return Path(env)
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / "specs" / "platforms").is_dir():
-            return folder
-    return Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)

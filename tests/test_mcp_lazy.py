@@ -118,3 +118,25 @@ async def test_a_failed_opening_is_a_tool_error_and_is_tried_again(toy: Path) ->
         assert failed.content[0].text == "the server cannot open its platforms: world not built"  # type: ignore[union-attr]
         result = await client.call_tool(FIRST, {})
         assert not result.is_error and len(attempts) == 2
+
+
+def test_serving_loads_no_project_before_the_first_call(toy: Path) -> None:
+    """`kopa-gen serve` lists from the generated listings alone: a real start-up (a fresh interpreter, stdin at
+    its end, so it serves nothing and exits) imports neither the project loader nor the task models; the first
+    tool call loads them (a third of the start-up went there)."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "kopa_gen", "--root", str(toy), "serve", "toy"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "kopa_gen.mcp.server" in imported and "mcp.server" in imported  # it did start a server
+    assert not imported & {"kopa_gen.project", "kopa_gen.language.task", "kopa_gen.world.build"}

@@ -433,6 +433,6 @@ def load(root: str | None) -> Project:
 
 
 def root_folder(root: str | None) -> Path:
-    from kopa_gen.project import find_root
+    from kopa_gen.roots import find_root
 
     return Path(root) if root else find_root()

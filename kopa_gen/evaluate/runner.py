@@ -36,6 +36,7 @@ from kopa_gen.evaluate.rundir import (
 from kopa_gen.evaluate.submission import SubmitChannel
 from kopa_gen.language.answers import answer_text
 from kopa_gen.language.diagnostics import InfrastructureError, NotFound
+from kopa_gen.language.modes import ToolsMode
 from kopa_gen.language.records import (
     MANIFEST_FORMAT,
     JudgeRecord,
@@ -45,7 +46,7 @@ from kopa_gen.language.records import (
     check_fixture,
 )
 from kopa_gen.language.settings import TOOL_RESULT_CHARS, AgentSettings, EndpointSettings
-from kopa_gen.language.task import AnswerMode, Task, ToolsMode
+from kopa_gen.language.task import AnswerMode, Task
 from kopa_gen.policies.base import Episode, TaskContext, policy
 from kopa_gen.project import Project
 from kopa_gen.runtime.session import CallRecord, Session

@@ -16,6 +16,7 @@ from kopa_gen.language.answers import Answer
 from kopa_gen.language.diagnostics import Diagnostic, Diagnostics
 from kopa_gen.language.functions import PathError
 from kopa_gen.language.kopa import DOMAIN_ID, StrictModel
+from kopa_gen.language.modes import TOOLS_MODES, ToolsMode
 from kopa_gen.language.pathsyntax import parse, references
 from kopa_gen.language.source import YamlError, load_yaml, validate_model
 
@@ -25,10 +26,6 @@ AnswerMode = Literal["submit", "text"]
 """How an episode answers: `submit` through the `submit_answer` tool, typed by the task's answer (the default,
 and the training reward's mode); `text` in prose ending with one `최종 답:` line (the paper's setting)."""
 ANSWER_MODES: tuple[AnswerMode, ...] = ("submit", "text")
-ToolsMode = Literal["all", "task", "search"]
-"""How the tools meet the model (`--tools-mode`, kopa_gen/mcp/search.py): `task` the task's list, `all` every tool,
-`search` each platform's entry tools beside `search_tools` and `call_tool`."""
-TOOLS_MODES: tuple[ToolsMode, ...] = ("all", "task", "search")
 """The call id a fan-out call's arguments use for the current item of its `for_each`."""
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -20,7 +20,7 @@ from mcp.server.context import ServerRequestContext
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from kopa_gen.client.redaction import redact
-from kopa_gen.language.task import ToolsMode
+from kopa_gen.language.modes import ToolsMode
 from kopa_gen.mcp.boundary import echo_name
 from kopa_gen.mcp.catalog import Catalog
 from kopa_gen.mcp.generated import generated_module

@@ -17,7 +17,7 @@ from kopa_gen.client.client import PlatformClient, RetryPolicy
 from kopa_gen.compose import platform_client
 from kopa_gen.language.diagnostics import InfrastructureError
 from kopa_gen.language.kopa import Category
-from kopa_gen.language.task import ToolsMode
+from kopa_gen.language.modes import ToolsMode
 from kopa_gen.mcp.boundary import check_arguments, echo_name
 from kopa_gen.mcp.generated import generated_module
 from kopa_gen.mcp.render import Rendering

@@ -26,8 +26,9 @@ from typing import Any, cast
 
 from kopa_gen.evaluate.submission import SUBMIT_TOOL, SubmitChannel
 from kopa_gen.language.answers import answer_adapter
+from kopa_gen.language.modes import TOOLS_MODES, ToolsMode
 from kopa_gen.language.settings import TOOL_RESULT_CHARS
-from kopa_gen.language.task import TOOLS_MODES, AnswerMode, Task, ToolsMode
+from kopa_gen.language.task import AnswerMode, Task
 from kopa_gen.runtime.session import CallRecord
 
 AGENT_NAME = "kopa_tool_agent"

@@ -31,7 +31,8 @@ from kopa_gen.client.errors import redact
 from kopa_gen.evaluate.runner import EvalConfig, opened_platforms, run_episode, secrets, selected
 from kopa_gen.evaluate.submission import SUBMIT_TOOL
 from kopa_gen.language.diagnostics import UserError
-from kopa_gen.language.task import Task, ToolsMode
+from kopa_gen.language.modes import ToolsMode
+from kopa_gen.language.task import Task
 from kopa_gen.mcp.render import CUT_MARK as CUT
 from kopa_gen.policies.base import system_prompt
 from kopa_gen.policies.openai import openai_tools

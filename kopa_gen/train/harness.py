@@ -25,7 +25,8 @@ from verl.utils.dataset.rl_dataset import RLHFDataset
 from verl.workers.rollout.replica import TokenOutput
 
 from kopa_gen.evaluate.submission import SUBMIT_TOOL
-from kopa_gen.language.task import Task, ToolsMode
+from kopa_gen.language.modes import ToolsMode
+from kopa_gen.language.task import Task
 from kopa_gen.policies.base import system_prompt
 from kopa_gen.project import Project
 from kopa_gen.train import contract
