@@ -102,7 +102,8 @@ class Platform:
     server_url: str
     operations: tuple[Operation, ...]
     origin: Source | None = field(default=None, compare=False, repr=False)
-    """The loaded YAML, for checks made later (against the world) to name the line."""
+    """The loaded YAML, for the project's checks made later (against the world) to name the line; None in a
+    loaded project (kopa_gen/project.py drops it once they pass)."""
 
     @property
     def base_path(self) -> str:
