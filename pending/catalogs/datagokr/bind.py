@@ -55,7 +55,7 @@ def found_fields() -> dict[str, dict[str, Any]]:
         for entry in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
             # a source is cited by its repository and file; one the search could not name is not a citation
             named = [s for s in entry.get("sources") or [] if NAMED_REPO.match(str(s.get("repo", "")))]
-            if entry.get("fields") and named:
+            if entry.get("fields") and named and not entry.get("skip"):  # skip: why the binder leaves it
                 out[entry["code"]] = {**entry, "sources": named}
     return out
 
@@ -129,6 +129,25 @@ FIELD_GEN: dict[
         "as3": ({"sql": "(SELECT r.emd_nm FROM molit_regions r WHERE r.emd_cd = bjdCode)"}, "bjdCode"),
         "as4": ({"sql": "''"}, "bjdCode"),
         "kaptCode": ({"code": "A1{n:07d}"}, None),  # K-apt 단지코드: A and eight digits
+        # 입찰결과 상태, as the request parameter's label lists them (4 유찰, 5 낙찰, 6 취소, 7 수정취소, 9 낙찰무효,
+        # 10 계약취소)
+        "bidState": ({"choice": {"5": 6, "4": 2, "6": 1, "7": 1, "9": 1, "10": 1}}, None),
+        # 입찰공고 (K-apt): the 단지 is one of the 단지 codes and names above; the days a notice's
+        "aptCode": ({"code": "A1{n:07d}"}, None),
+        "bidKaptname": (
+            {"sql": "CASE _n % 5 WHEN 0 THEN '한빛' WHEN 1 THEN '푸른마을' WHEN 2 THEN '대림' WHEN 3 THEN '현대' "
+             "ELSE '주공' END || ' ' || (_n % 9 + 1) || '단지'"},
+            None,
+        ),
+        "bidRegdate": ({"date": ["today-1095", "today-30"]}, None),
+        "bidDeadline": ({"sql": "strftime('%Y%m%d', date(substr(bidRegdate, 1, 4) || '-' || substr(bidRegdate, 5, 2) "
+                                "|| '-' || substr(bidRegdate, 7, 2), '+14 days'))"}, "bidRegdate"),
+        "amount": ({"lognormal": [30_000_000.0, 1.2], "decimals": 0}, None),
+        # 유지이력: the last completion day, the repair cycle and the years used
+        "mnthEtime": ({"date": ["today-3650", "today-30"]}, None),
+        "year": ({"integer": [5, 30]}, None),
+        "useYear": ({"integer": [0, 30]}, None),
+        "remainingYear": ({"sql": "max(0, year - useYear)"}, "useYear"),
         "kaptName": (
             {"sql": "CASE _n % 5 WHEN 0 THEN '한빛' WHEN 1 THEN '푸른마을' WHEN 2 THEN '대림' WHEN 3 THEN '현대' "
              "ELSE '주공' END || ' ' || (_n % 9 + 1) || '단지'"},
