@@ -168,6 +168,8 @@ LABELLED: dict[str, tuple[str, str]] = {
     "LINK_URL": ("상세보기 링크", "url"),
     "CONFER_NUM": ("회의번호", "serial"),
     "zip": ("우편번호", "zip"),
+    "wtAvgPrcCptn": ("가중평균가격_경쟁", "money"),
+    "oilCtg": ("유종구분", "kind"),
     "facilNm": ("시설명", "name"),
     "weekday": ("요일", "name"),
 }
@@ -191,7 +193,7 @@ def test_a_fields_label_says_what_its_values_look_like(tmp_path: Path, day_forma
     """A field the source gives only a name and a Korean label is served with values of the kind the label (or an
     UPPER_SNAKE name's last word) says: days in the platform's own way of writing them (`x-kopa.day_format`),
     months, years, flags, rates, amounts, counts, persons, telephone numbers, web addresses, serials; a label
-    that says none of these (a name, 요일) keeps the label and the row number."""
+    that says none of these (a name, 요일) keeps the label and the row number; a kind (`…구분`) is one of five."""
     spec = station_spec()
     spec["components"]["schemas"]["Station"] = {
         "type": "object",
@@ -208,13 +210,16 @@ def test_a_fields_label_says_what_its_values_look_like(tmp_path: Path, day_forma
         for name, (label, kind) in LABELLED.items():
             value = row[name]
             assert isinstance(value, str), (name, value)
-            assert kind == "name" or label not in value, (name, value)
+            assert kind in ("name", "kind") or label not in value, (name, value)
             if kind == "day":
                 day = dt.datetime.strptime(value, day_format).date()
                 assert dt.date(2016, 11, 1) <= day < dt.date(2026, 11, 29), (name, value)
             elif kind == "name":
                 assert re.fullmatch(rf"{label} \d+", value), (name, value)
+            elif kind == "kind":
+                assert re.fullmatch(rf"{label} [1-5]", value), (name, value)
             else:
                 assert re.fullmatch(LOOKS[kind], value), (name, value)
     assert {r["USE_AT"] for r in rows} == {"Y", "N"}
     assert len({r["rprsntvNm"] for r in rows}) > 10  # people, not one name
+    assert len({r["oilCtg"] for r in rows}) == 5  # a kind repeats across rows

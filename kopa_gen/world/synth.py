@@ -12,7 +12,7 @@ property, filled by what the schema says, first match wins:
    a flag (`…여부`, `*_YN`), a month or a year (`…년월`, `…연도`, `*_YM`), a day (`…일자`, `등록일`, `*_DATE`),
    a rate (`…률`, `…비율`), an amount of money (`…금액`, `…가격`, `*_AMT`), a count (`…건수`, `…인원`,
    `*_CNT`), an area, a score, a rank, a person's name (`성명`, `대표자명`), a telephone number, a web address, a
-   serial number (`…번호`) or a code (`…코드`);
+   serial number (`…번호`) or a code (`…코드`); a kind (`…구분`, `…유형`, `…상태`): one of five `<label> <k>`;
 8. otherwise: the description (or the name) and the row number, e.g. `시설명 12`.
 Every query parameter named like a row property filters it by equality, unless the operation lists its own
 `x-kopa.filters` (a bulk catalog's `match`). Rows are served in creation order."""
@@ -149,14 +149,22 @@ _MEANINGS: tuple[tuple[re.Pattern[str], frozenset[str], ColumnGen], ...] = (
 )
 
 
+_KIND_WORDS = re.compile(r"(구분|종류|유형|분류|등급|상태)$")
+
+
 def _by_meaning(name: str, label: str) -> ColumnGen | None:
-    """A generator for a text field whose Korean label (`등록일자`, `대표자명`, `회의번호`) or UPPER_SNAKE name
-    (`REG_DATE`, `LINK_URL`) says what its values are; None where neither says."""
+    """A generator for a text field whose Korean label (`등록일자`, `대표자명`, `회의번호`; a qualifier after `_`
+    aside: `가중평균가격_경쟁`) or UPPER_SNAKE name (`REG_DATE`, `LINK_URL`) says what its values are; a kind
+    (`…구분`, `…유형`, `…상태`) is one of five values, as kinds repeat across rows; None where nothing says."""
     word = name.rsplit("_", 1)[-1] if "_" in name and name.isupper() else ""
     label = label.strip()
+    head = label.split("_", 1)[0].strip() or label
     for said, words, gen in _MEANINGS:
-        if said.search(label) or word in words:
+        if said.search(label) or said.search(head) or word in words:
             return gen
+    if _KIND_WORDS.search(head):
+        quoted = label.replace("'", "''")
+        return ColumnGen(sql=f"'{quoted} ' || ({ROW} % 5 + 1)")
     return None
 
 
