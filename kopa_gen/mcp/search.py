@@ -200,18 +200,21 @@ class Routed:
     through: bool = False
 
 
+def malformed(problem: str) -> ToolOutcome:
+    """The tool error for a `search_tools` or `call_tool` call whose arguments are wrong: what is wrong and how."""
+    return ToolOutcome(True, problem, None, "bad_arguments", "bad_param")
+
+
 def route(index: ToolIndex, tool: str, arguments: Any) -> Routed:
     """A call in search mode, as the MCP server and the session both take it."""
     if tool == SEARCH_TOOL:
         data, problem = found(index, arguments)
         if data is None:
-            return Routed(
-                tool, arguments, ToolOutcome(True, str(problem), None, "bad_arguments", "bad_param")
-            )
+            return Routed(tool, arguments, malformed(str(problem)))
         return Routed(tool, arguments, ToolOutcome(False, result_text(data), data))
     if tool == CALL_TOOL:
         inner = unwrapped(arguments)
         if isinstance(inner, str):
-            return Routed(tool, arguments, ToolOutcome(True, inner, None, "bad_arguments", "bad_param"))
+            return Routed(tool, arguments, malformed(inner))
         return Routed(*inner, through=True)
     return Routed(tool, arguments)

@@ -328,10 +328,7 @@ class Session:
         and refused, like any call, once the episode's answer is in."""
         assert self.index is not None
         if isinstance(arguments, Unparsed):
-            refusal = ToolOutcome(
-                True, not_json(SEARCH_TOOL, arguments).text, None, "bad_arguments", "bad_param"
-            )
-            return self._refused(SEARCH_TOOL, arguments, refusal, start)
+            return self._refused(SEARCH_TOOL, arguments, not_json(SEARCH_TOOL, arguments), start)
         if self.submissions:
             text = "the answer was submitted: the episode is over, no more calls run"
             return self._log(SEARCH_TOOL, arguments, ToolOutcome(True, text, None, "submitted"), start)
