@@ -223,3 +223,13 @@ def test_a_fields_label_says_what_its_values_look_like(tmp_path: Path, day_forma
     assert {r["USE_AT"] for r in rows} == {"Y", "N"}
     assert len({r["rprsntvNm"] for r in rows}) > 10  # people, not one name
     assert len({r["oilCtg"] for r in rows}) == 5  # a kind repeats across rows
+
+
+def test_a_day_format_that_writes_no_day_is_an_error_at_its_line(tmp_path: Path) -> None:
+    from tests.test_broken_specs import problems
+
+    spec = spec_copy()
+    spec["x-kopa"]["day_format"] = "%d.%m"
+    found = problems(tmp_path, spec)
+    assert len(found) == 1 and "openapi.yaml:" in found[0], found
+    assert "x-kopa.day_format: error: '%d.%m' is not a day" in found[0] and "'%Y-%m-%d'" in found[0]

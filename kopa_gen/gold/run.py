@@ -25,7 +25,7 @@ from kopa_gen.language.functions import to_text
 from kopa_gen.language.records import check_fixture
 from kopa_gen.language.source import Source, YamlError, format_path, load_yaml
 from kopa_gen.language.task import Combine, From, Task
-from kopa_gen.mcp.search import LIMIT, ToolIndex
+from kopa_gen.mcp.search import LIMIT
 from kopa_gen.policies.reference import bypass
 from kopa_gen.project import Project
 from kopa_gen.runtime.answer import answer_pool, arg_value, derive_answer, source_value
@@ -56,7 +56,7 @@ def search_problems(project: Project, task: Task) -> list[Problem]:
         if call.tool in listed:
             continue
         query = title_query(index, call.tool)
-        if call.tool not in _found(index, query["query"]):
+        if call.tool not in {str(t["name"]) for t, _ in index.search(query["query"], LIMIT)}:
             problems.append(
                 Problem(
                     (*loc, "tool"),
@@ -66,17 +66,6 @@ def search_problems(project: Project, task: Task) -> list[Problem]:
                 )
             )
     return problems
-
-
-_FOUND: dict[tuple[int, str], frozenset[str]] = {}
-
-
-def _found(index: ToolIndex, query: str) -> frozenset[str]:
-    """The tools a search finds (remembered per index and query: tasks share their tools)."""
-    key = (id(index), query)
-    if key not in _FOUND:
-        _FOUND[key] = frozenset(str(t["name"]) for t, _ in index.search(query, LIMIT))
-    return _FOUND[key]
 
 
 def _source(project: Project, file: str) -> Source | None:
@@ -137,7 +126,7 @@ async def run_gold(
     project: Project, file: str, task: Task, seed: int, diags: Diagnostics
 ) -> dict[str, Any] | None:
     """Execute and lint one gold chain in a fresh session; None (with diagnostics) when it fails either."""
-    problems = lint.static_problems(project, task)
+    problems = lint.static_problems(project, task) + search_problems(project, task)
     if problems:
         report(diags, project, file, problems)
         return None
@@ -146,8 +135,8 @@ async def run_gold(
         project, task_platforms(project, task), sandbox=config, world_seed=seed
     ) as session:
         walk = await walk_chain(project, task, session, Walker(strict=True))
-        if walk.problems or (found := search_problems(project, task)):
-            report(diags, project, file, walk.problems or found)
+        if walk.problems:
+            report(diags, project, file, walk.problems)
             return None
         scope = lint.state_scope(project, walk)
         state = session.state_hash(scope)

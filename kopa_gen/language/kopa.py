@@ -266,10 +266,19 @@ class PlatformKopa(StrictModel):
     )
     day_format: str = Field(
         default="%Y%m%d",
-        pattern=r"%Y",
         description="How the platform writes a day in its answers (strftime), e.g. '%Y-%m-%d' for 열린국회정보: "
         "the default world's synthesised date fields are written so (kopa_gen/world/synth.py).",
     )
+
+    @field_validator("day_format")
+    @classmethod
+    def _a_day(cls, value: str) -> str:
+        if not all(part in value for part in ("%Y", "%m", "%d")):
+            raise ValueError(
+                f"{value!r} is not a day: write a strftime format with %Y, %m and %d, e.g. '%Y-%m-%d'"
+            )
+        return value
+
     entry: list[str] = Field(
         default_factory=list,
         description="The tools a chain on this platform starts from: its code lookups (a company's corp_code, a "

@@ -58,7 +58,6 @@ class Unit:
 class Lookup:
     """A search made before a turn (search mode): for a tool that is not listed and that no search showed yet."""
 
-    tool: str
     arguments: dict[str, Any]  # of the `search_tools` call
     index: int  # position in the session's call log
     text: str
@@ -222,8 +221,8 @@ async def _send(session: Session, walk: Walk, units: list[Unit]) -> None:
         queries = [session.search_for(tool) for tool in wanted]
         found = await asyncio.gather(*(session.call(SEARCH_TOOL, q) for q in queries))
         walk.lookups[len(walk.turns)] = [
-            Lookup(tool, query, first + k, outcome.text)
-            for k, (tool, query, outcome) in enumerate(zip(wanted, queries, found, strict=True))
+            Lookup(query, first + k, outcome.text)
+            for k, (query, outcome) in enumerate(zip(queries, found, strict=True))
         ]
     sent = [session.wire(unit.call.tool, unit.args) for unit in units]
     first = len(session.calls)

@@ -105,7 +105,8 @@ def exposure(
     tool of `platforms` (None in the other modes): `task` the given `tools` (all when None), `all` all, `search`
     the platforms' entry tools."""
     if mode == "search":
-        index = _index(tuple(_listing(project, pid) for pid in platforms))
+        # ranking does not depend on the platforms' order: one index per set (episodes open theirs task first)
+        index = _index(tuple(sorted(_listing(project, pid) for pid in platforms)))
         return frozenset(tool for pid in platforms for tool in project.platform(pid).kopa.entry), index
     return (frozenset(tools) if tools is not None and mode == "task" else None), None
 

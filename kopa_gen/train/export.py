@@ -23,7 +23,7 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -142,13 +142,13 @@ def exposed_tools(
     project: Project,
     task: Task,
     fixture: dict[str, Any],
+    platforms: Sequence[str],
     tools_mode: ToolsMode = "task",
-    withheld: Collection[str] = (),
 ) -> list[dict[str, Any]]:
-    """The tools an episode of `task` lists, in MCP format, exactly as `Session.tools()` lists them (without the
-    answer tool): in task mode the task's `tools`, else every tool of the fixture's platforms; in all mode every
-    tool of every platform but the `withheld`; in search mode their entry tools, `search_tools` and `call_tool`."""
-    platforms = opened_platforms(project, fixture, tools_mode, withheld)
+    """The tools an episode of `task` over `platforms` (`opened_platforms`) lists, in MCP format, exactly as
+    `Session.tools()` lists them (without the answer tool): in task mode the task's `tools`, else every tool of
+    the fixture's platforms; in all mode every tool of `platforms`; in search mode their entry tools,
+    `search_tools` and `call_tool`."""
     for pid in platforms:
         path = project.root / "generated" / "servers" / pid / "tools.json"
         if not path.exists():
@@ -372,7 +372,7 @@ def export(
     fixtures = fixtures_of(project, chosen)
     closed = () if include_held_out else tuple(project.held_out)
     opened = {t.id: opened_platforms(project, fixtures[t.id], tools_mode, closed) for t in chosen}
-    tools = {t.id: exposed_tools(project, t, fixtures[t.id], tools_mode, closed) for t in chosen}
+    tools = {t.id: exposed_tools(project, t, fixtures[t.id], opened[t.id], tools_mode) for t in chosen}
     groups = {t.id: group_key(t, mode) for t in chosen}
     sizes: dict[str, int] = {}
     for g in groups.values():

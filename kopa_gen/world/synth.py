@@ -87,9 +87,9 @@ def column_gen(
         return ColumnGen(code=f"{{n:0{width}d}}")
     label = str(schema.get("description") or name).split("(")[0].split(",")[0].strip()[:20] or name
     if kind == "string":
-        meant = _by_meaning(name, label)
+        meant = _by_meaning(name, label, day)
         if meant is not None:
-            return meant.model_copy(update={"format": day}) if meant.date and meant.format == DAY else meant
+            return meant
     return ColumnGen(code=label.replace("{", "{{").replace("}", "}}") + " {n}")
 
 
@@ -108,7 +108,7 @@ _MEANINGS: tuple[tuple[re.Pattern[str], frozenset[str], ColumnGen], ...] = (
         frozenset({"YY", "YEAR", "YR"}),
         ColumnGen(date=["today-3650", "today-1"], format="%Y"),
     ),
-    (_DAY_WORDS, frozenset({"DATE", "DT", "DE", "YMD"}), ColumnGen(date=["today-3650", "today-1"])),
+    (_DAY_WORDS, frozenset({"DATE", "DT", "DE", "YMD"}), ColumnGen(date=["today-3650", "today-1"])),  # `day`
     (
         re.compile(r"(율|률|비율|비중)$"),
         frozenset({"RT", "RATE", "RTO"}),
@@ -152,16 +152,17 @@ _MEANINGS: tuple[tuple[re.Pattern[str], frozenset[str], ColumnGen], ...] = (
 _KIND_WORDS = re.compile(r"(구분|종류|유형|분류|등급|상태)$")
 
 
-def _by_meaning(name: str, label: str) -> ColumnGen | None:
+def _by_meaning(name: str, label: str, day: str) -> ColumnGen | None:
     """A generator for a text field whose Korean label (`등록일자`, `대표자명`, `회의번호`; a qualifier after `_`
     aside: `가중평균가격_경쟁`) or UPPER_SNAKE name (`REG_DATE`, `LINK_URL`) says what its values are; a kind
-    (`…구분`, `…유형`, `…상태`) is one of five values, as kinds repeat across rows; None where nothing says."""
+    (`…구분`, `…유형`, `…상태`) is one of five values, as kinds repeat across rows; a day is written as `day`;
+    None where nothing says."""
     word = name.rsplit("_", 1)[-1] if "_" in name and name.isupper() else ""
     label = label.strip()
     head = label.split("_", 1)[0].strip() or label
     for said, words, gen in _MEANINGS:
-        if said.search(label) or said.search(head) or word in words:
-            return gen
+        if any(said.search(text) for text in {label, head}) or word in words:
+            return gen.model_copy(update={"format": day}) if said is _DAY_WORDS else gen
     if _KIND_WORDS.search(head):
         quoted = label.replace("'", "''")
         return ColumnGen(sql=f"'{quoted} ' || ({ROW} % 5 + 1)")
