@@ -15,7 +15,10 @@ it; they keep their `x-kopa` extensions unless FastMCP fails on them, in which c
 table says so. FastMCP is optional (`pip install fastmcp`, never a project dependency); without it its column
 is skipped.
 
-Usage: python scripts/bench_startup.py [--repeat 3] [--fixture DIR] [--copies N]
+With --first-call it times, instead, the first tool call after the listing (the server opens the project and the
+sandbox then, for the connection), one argument-free tool per platform of the real specs, and a second call.
+
+Usage: python scripts/bench_startup.py [--repeat 3] [--fixture DIR] [--copies N] [--first-call]
 """
 
 from __future__ import annotations
@@ -75,6 +78,64 @@ async def time_listing(command: list[str]) -> Sample:
     # The answer's size as compact UTF-8 JSON (what the server wrote, re-serialized on the client side).
     size = len(listed.model_dump_json(by_alias=True, exclude_none=True).encode())
     return Sample(ready, total, len(listed.tools), size)
+
+
+@dataclass(frozen=True)
+class FirstCall:
+    tool: str
+    first_s: float  # tools/list answered -> the first tools/call answered (the platform opened for it)
+    second_s: float  # a second call of the same tool
+    is_error: bool
+
+
+async def time_first_call(command: list[str], tool: str) -> FirstCall:
+    """Spawn `command`, list its tools, then call `tool` (one that needs no argument) twice; time each call."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    with open(os.devnull, "w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            await session.list_tools()
+            start = time.perf_counter()
+            first = await session.call_tool(tool, {})
+            middle = time.perf_counter()
+            await session.call_tool(tool, {})
+            end = time.perf_counter()
+    return FirstCall(tool, middle - start, end - middle, bool(first.is_error))
+
+
+def argumentless_tools(root: Path, platforms: tuple[str, ...]) -> list[str]:
+    """Per platform, its first listed tool that requires no argument (read from the generated listing)."""
+    found = []
+    for pid in platforms:
+        listing = json.loads(
+            (root / "generated" / "servers" / pid / "tools.json").read_text(encoding="utf-8")
+        )
+        tools = listing["tools"] if isinstance(listing, dict) else listing
+        free = [t["name"] for t in tools if not t["inputSchema"].get("required")]
+        if free:
+            found.append(free[0])
+    return found
+
+
+async def bench_first_calls(catalogue: Catalogue, repeat: int) -> None:
+    print()
+    print(
+        f"{catalogue.label}: tools/list answered -> first tools/call answered, every platform served, median of "
+        f"{repeat} spawns (ms)"
+    )
+    print(f"{'tool':48} {'first ms':>9} {'second ms':>10}")
+    for tool in argumentless_tools(catalogue.root, catalogue.platforms):
+        samples = [await time_first_call(ours(catalogue), tool) for _ in range(repeat)]
+        said = " (answered with an error)" if any(s.is_error for s in samples) else ""
+        first = statistics.median(s.first_s for s in samples) * 1000
+        second = statistics.median(s.second_s for s in samples) * 1000
+        print(f"{tool:48} {first:9.0f} {second:10.0f}{said}")
 
 
 def ours(catalogue: Catalogue) -> list[str]:
@@ -213,7 +274,15 @@ def main() -> int:
         "--copies", type=int, default=None, help="copies of every real operation in the fixture"
     )
     parser.add_argument("--real-only", action="store_true", help="only this repository's own specs")
+    parser.add_argument(
+        "--first-call",
+        action="store_true",
+        help="instead: time the first tool call after the listing, one tool per platform of the real specs",
+    )
     args = parser.parse_args()
+    if args.first_call:
+        asyncio.run(bench_first_calls(real_catalogue(), args.repeat))
+        return 0
     with tempfile.TemporaryDirectory(prefix="kopa-bench-startup-") as tmp:
         work = Path(tmp)
         fixture = Path(args.fixture) if args.fixture else work / "scale"

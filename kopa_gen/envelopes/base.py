@@ -294,24 +294,49 @@ def parse_xml(body: bytes) -> ET.Element:
 def row_of(el: ET.Element, props: Mapping[str, Any] | None = None) -> JSON:
     """The fields of a row element (text of each child); given the operation's `row_props`, its sub-lists too,
     read back as `add_row` lays them out (absent elements read as an empty list)."""
-    lists = {
-        name: list_tags(name, schema)
-        for name, schema in (props or {}).items()
-        if isinstance(schema, Mapping) and schema.get("type") == "array"
-    }
-    taken = {wrapper if wrapper is not None else item for wrapper, item in lists.values()}
-    out: JSON = {
-        name: el.get(_xml_name(schema, name), "")
-        for name, schema in (props or {}).items()
-        if is_attribute(schema)
-    }
-    out.update({child.tag: (child.text or "") for child in el if child.tag not in taken})
-    for name, (wrapper, item) in lists.items():
-        holder = next((c for c in el if c.tag == wrapper), None) if wrapper is not None else el
-        item_props = (props or {})[name].get("items", {}).get("properties")
-        found = [] if holder is None else [c for c in holder if c.tag == item]
-        out[name] = [row_of(c, item_props) for c in found]
-    return out
+    return RowReader.of(props)(el)
+
+
+def rows_of(elements: Iterable[ET.Element], props: Mapping[str, Any] | None = None) -> list[JSON]:
+    """`row_of` of each element, the layout worked out once (a bulk file holds 110,000 rows)."""
+    read = RowReader.of(props)
+    return [read(el) for el in elements]
+
+
+@dataclass(frozen=True)
+class RowReader:
+    """How a row element of one row schema is read back (see `row_of`)."""
+
+    attributes: tuple[tuple[str, str], ...]
+    """(field, attribute name) of the fields laid out as attributes."""
+    lists: tuple[tuple[str, str | None, str, RowReader], ...]
+    """(field, wrapper element or None, item element, how an item is read) of the sub-lists."""
+    taken: frozenset[str]
+    """Child element names that hold sub-lists, not fields."""
+
+    @classmethod
+    def of(cls, props: Mapping[str, Any] | None) -> RowReader:
+        props = props or {}
+        lists = []
+        for name, schema in props.items():
+            if isinstance(schema, Mapping) and schema.get("type") == "array":
+                wrapper, item = list_tags(name, schema)
+                items = cls.of((schema.get("items") or {}).get("properties"))
+                lists.append((name, wrapper, item, items))
+        attributes = tuple((name, _xml_name(s, name)) for name, s in props.items() if is_attribute(s))
+        taken = frozenset(wrapper if wrapper is not None else item for _, wrapper, item, _ in lists)
+        return cls(attributes, tuple(lists), taken)
+
+    def __call__(self, el: ET.Element) -> JSON:
+        out: JSON = {name: el.get(attribute, "") for name, attribute in self.attributes}
+        if not self.taken:
+            out.update({child.tag: (child.text or "") for child in el})
+            return out
+        out.update({child.tag: (child.text or "") for child in el if child.tag not in self.taken})
+        for name, wrapper, item, read in self.lists:
+            holder = next((c for c in el if c.tag == wrapper), None) if wrapper is not None else el
+            out[name] = [] if holder is None else [read(c) for c in holder if c.tag == item]
+        return out
 
 
 def text(el: ET.Element | None, path: str, default: str = "") -> str:

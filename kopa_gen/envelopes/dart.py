@@ -25,6 +25,7 @@ from kopa_gen.envelopes.base import (
     loads,
     parse_xml,
     row_of,
+    rows_of,
     text,
     xml_bytes,
 )
@@ -159,7 +160,7 @@ x-kopa:
             return Parsed(
                 status, message, record=row_of(fields, op.row_props) if len(fields) else None, echo=echo
             )
-        rows = [row_of(el, op.row_props) for el in root.findall("list")]
+        rows = rows_of(root.findall("list"), op.row_props)
         if op.kopa.groups is not None:
             groups = [
                 {"title": text(g, "title"), "list": [row_of(el) for el in g.findall("list")]}

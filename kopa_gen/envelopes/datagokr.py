@@ -25,7 +25,7 @@ from kopa_gen.envelopes.base import (
     dumps,
     loads,
     parse_xml,
-    row_of,
+    rows_of,
     text,
     xml_bytes,
 )
@@ -169,7 +169,7 @@ x-kopa:
         return Parsed(
             text(root, "header/resultCode"),
             text(root, "header/resultMsg"),
-            rows=[row_of(el, op.row_props) for el in root.findall("body/items/item")],
+            rows=rows_of(root.findall("body/items/item"), op.row_props),
             total=as_int(text(content, "totalCount", "")),
             page=as_int(text(content, "pageNo", "")),
             size=as_int(text(content, "numOfRows", "")),

@@ -41,6 +41,7 @@ from kopa_gen.envelopes.base import (
     loads,
     parse_xml,
     row_of,
+    rows_of,
     xml_bytes,
 )
 from kopa_gen.language.kopa import Category, ResultCode
@@ -300,7 +301,7 @@ x-kopa:
             rows = [from_json(r, op.row_props) for r in items if isinstance(r, dict)]
         else:
             head = {c.tag: c.text or "" for c in root if c.tag != lay.item}
-            rows = [row_of(el, op.row_props) for el in root.findall(str(lay.item))]
+            rows = rows_of(root.findall(str(lay.item)), op.row_props)
         echoed = [e.field for e in platform.echo(op)]
         total = as_int(head.get("totalCnt"))
         # a search that finds nothing is an ordinary answer (totalCnt 0); the client sees it as no data

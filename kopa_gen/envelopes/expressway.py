@@ -26,7 +26,7 @@ from kopa_gen.envelopes.base import (
     dumps,
     loads,
     parse_xml,
-    row_of,
+    rows_of,
     xml_bytes,
 )
 from kopa_gen.language.kopa import Category, ResultCode
@@ -126,7 +126,7 @@ x-kopa:
             if root.tag != ROOT or root.find("code") is None:
                 raise EnvelopeError(f"no <{ROOT}><code> in data.ex.co.kr answer: {body[:120]!r}")
             values = {c.tag: c.text or "" for c in root if c.tag != key}
-            rows = [row_of(el, op.row_props) for el in root.findall(key)]
+            rows = rows_of(root.findall(key), op.row_props)
         return Parsed(
             str(values.get("code", "")),
             str(values.get("message", "")),

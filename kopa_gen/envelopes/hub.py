@@ -22,7 +22,7 @@ from kopa_gen.envelopes.base import (
     dumps,
     loads,
     parse_xml,
-    row_of,
+    rows_of,
     text,
     xml_bytes,
 )
@@ -133,6 +133,6 @@ x-kopa:
         return Parsed(
             text(root, "head/RESULT/CODE"),
             text(root, "head/RESULT/MESSAGE"),
-            rows=[row_of(el, op.row_props) for el in root.findall("row")],
+            rows=rows_of(root.findall("row"), op.row_props),
             total=as_int(text(root, "head/list_total_count", "")),
         )

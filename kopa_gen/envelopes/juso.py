@@ -23,7 +23,7 @@ from kopa_gen.envelopes.base import (
     dumps,
     loads,
     parse_xml,
-    row_of,
+    rows_of,
     xml_bytes,
 )
 from kopa_gen.language.kopa import Category, ResultCode
@@ -125,7 +125,7 @@ x-kopa:
             if root.tag != "results" or head is None:
                 raise EnvelopeError(f"no <results><common> in juso answer: {body[:120]!r}")
             values = {c.tag: c.text or "" for c in head}
-            rows = [row_of(el, op.row_props) for el in root.findall("juso")]
+            rows = rows_of(root.findall("juso"), op.row_props)
         return Parsed(
             values.get("errorCode", ""),
             values.get("errorMessage", ""),

@@ -22,7 +22,7 @@ from kopa_gen.envelopes.base import (
     dumps,
     loads,
     parse_xml,
-    row_of,
+    rows_of,
     text,
     xml_bytes,
 )
@@ -143,7 +143,7 @@ x-kopa:
         return Parsed(
             text(root, "head/RESULT/resultCode"),
             text(root, "head/RESULT/resultMsg"),
-            rows=[row_of(el, op.row_props) for el in root.findall("row")],
+            rows=rows_of(root.findall("row"), op.row_props),
             total=as_int(text(root, "head/totalCount", "")),
             page=as_int(text(root, "head/pageNo", "")),
             size=as_int(text(root, "head/numOfRows", "")),

@@ -25,7 +25,7 @@ import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.types import Receive, Scope, Send
 
 from kopa_gen.envelopes import Page, Reply, Wire, family
@@ -483,25 +483,44 @@ def _sandbox(request: Request) -> Sandbox:
 
 
 def _routes(platforms: Sequence[Platform]) -> list[BaseRoute]:
-    """One mount per platform (a request is matched against its platform's routes only)."""
-    mounts: list[BaseRoute] = []
-    for platform in platforms:
-        # operations sharing one path (told apart by the query values their path keys fix) share a route
-        shared: dict[tuple[str, str], list[Operation]] = {}
-        for op in platform.operations:
-            paths = [op.route]
-            if platform.format(op).extension and op.kopa.shape != "file":
-                paths.append(re.sub(r"\.json$", ".xml", op.route))
-            for path in paths:
-                shared.setdefault((path, op.method.upper()), []).append(op)
-        routes: list[BaseRoute] = [
-            Route(platform.base_path + path, _endpoint(platform, ops), methods=[method])
-            for (path, method), ops in shared.items()
-        ]
-        if platform.kopa.gateway == "datagokr":  # after every real route: a path no service has
-            routes.append(Route("/{rest:path}", _no_service, methods=["GET", "POST"]))
-        mounts.append(Mount(f"/{platform.id}", routes=routes))
-    return mounts
+    """One mount per platform (a request is matched against its platform's routes only), whose routes are made at
+    its first request: a sandbox over 1,700 operations answers its first call of one platform without compiling
+    the path patterns of all the others (0.3 s)."""
+    return [Mount(f"/{platform.id}", app=_PlatformRoutes(platform)) for platform in platforms]
+
+
+class _PlatformRoutes:
+    """The routes of one platform, made once, at the first request that reaches them."""
+
+    def __init__(self, platform: Platform) -> None:
+        self.platform = platform
+        self._router: Router | None = None
+        self._lock = threading.Lock()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._router is None:
+            with self._lock:
+                if self._router is None:
+                    self._router = Router(routes=_platform_routes(self.platform))
+        await self._router(scope, receive, send)
+
+
+def _platform_routes(platform: Platform) -> list[BaseRoute]:
+    # operations sharing one path (told apart by the query values their path keys fix) share a route
+    shared: dict[tuple[str, str], list[Operation]] = {}
+    for op in platform.operations:
+        paths = [op.route]
+        if platform.format(op).extension and op.kopa.shape != "file":
+            paths.append(re.sub(r"\.json$", ".xml", op.route))
+        for path in paths:
+            shared.setdefault((path, op.method.upper()), []).append(op)
+    routes: list[BaseRoute] = [
+        Route(platform.base_path + path, _endpoint(platform, ops), methods=[method])
+        for (path, method), ops in shared.items()
+    ]
+    if platform.kopa.gateway == "datagokr":  # after every real route: a path no service has
+        routes.append(Route("/{rest:path}", _no_service, methods=["GET", "POST"]))
+    return routes
 
 
 def prefix(platform: Platform) -> str:

@@ -23,6 +23,7 @@ parses that operation's answers (each entry cites its repositories and files; ga
 
 from __future__ import annotations
 
+import argparse
 import copy
 import re
 import sys
@@ -503,10 +504,16 @@ def examples_from_world(pid: str) -> None:
 
 
 def main() -> None:
-    if sys.argv[1] == "--examples":
-        examples_from_world(sys.argv[2])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("platform", help="the platform to bind: fsc, nec, tago, mois or molit")
+    parser.add_argument(
+        "--examples", action="store_true", help="write each dataset's examples from the built world's rows"
+    )
+    args = parser.parse_args()
+    if args.examples:
+        examples_from_world(args.platform)
         return
-    pid = sys.argv[1]
+    pid = args.platform
     drafts = {"molit": "molit_other"}  # 국토교통부 beyond TAGO (tago.yaml holds the TAGO family)
     draft = yaml.safe_load((HERE / f"{drafts.get(pid, pid)}.yaml").read_text(encoding="utf-8"))
     spec_path = REPO / "specs" / "platforms" / pid / "openapi.yaml"

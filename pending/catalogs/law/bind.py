@@ -21,6 +21,7 @@ names rest on one probe, which the header says.
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -361,7 +362,11 @@ def examples() -> None:
 
 
 def main() -> None:
-    if sys.argv[1:] == ["--examples"]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--examples", action="store_true", help="write each dataset's query example from the built world's rows"
+    )
+    if parser.parse_args().examples:
         examples()
         return
     draft = yaml.safe_load((HERE / "catalog_add.yaml").read_text(encoding="utf-8"))["datasets"]
