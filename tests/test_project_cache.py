@@ -49,3 +49,23 @@ def test_a_broken_project_is_not_remembered(tmp_path: Path) -> None:
         with pytest.raises(SpecError):
             load_project(tmp_path)
     assert not (cache_dir() / "projects" / f"{project_key(tmp_path.resolve(), None)}.pickle").exists()
+
+
+def test_a_cached_load_leaves_the_collector_as_it_found_it(tmp_path: Path) -> None:
+    """The cached project is read with cyclic collection paused and then frozen out of its reach: the collector
+    must come back on (or stay off, for a caller who turned it off) either way."""
+    import gc
+
+    write_project(tmp_path)
+    load_project(tmp_path)  # parsed and remembered
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    load_project(tmp_path)  # read back
+    assert gc.isenabled()
+    assert gc.get_freeze_count() > frozen  # the project read back is out of the collector's walks
+    gc.disable()
+    try:
+        load_project(tmp_path)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

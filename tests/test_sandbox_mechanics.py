@@ -182,3 +182,30 @@ async def test_encoded_datagokr_key_is_sent_encoded_once(toy: Project) -> None:
         request = client.request(platform.operation("toy_list_fruits"), {}, "json")
         assert "serviceKey=ab%2Bc%2Fd%3D%3D" in str(request.url)
         assert (await client.call("toy_list_fruits", {})).total == 3
+
+
+def test_a_platforms_routes_are_made_at_its_first_request(tmp_path: Path) -> None:
+    """Opening a sandbox compiles no path pattern (1,700 operations took 0.3 s at every serve's first call): each
+    platform's routes are made when a request first reaches it, and only that platform's."""
+    from starlette.routing import Mount
+
+    from kopa_gen.sandbox.emulator import _PlatformRoutes
+
+    root = write_project(tmp_path)
+    first = root / "specs" / "platforms" / "toy" / "openapi.yaml"
+    second = root / "specs" / "platforms" / "toy2" / "openapi.yaml"
+    second.parent.mkdir(parents=True)
+    second.write_text(
+        first.read_text(encoding="utf-8")
+        .replace("tool: toy_", "tool: toy2_")
+        .replace("platform: toy\n", "platform: toy2\n"),
+        encoding="utf-8",
+    )
+    project = load_project(root)
+    sb = open_sandbox(project)
+    mounts = {m.path: m.app for m in sb.app.router.routes if isinstance(m, Mount)}
+    assert set(mounts) == {"/toy", "/toy2"}
+    assert all(isinstance(app, _PlatformRoutes) and app._router is None for app in mounts.values())
+    assert raw(sb, {"serviceKey": sandbox_key(project.platform("toy"))}).status_code == 200
+    made = {path: app._router is not None for path, app in mounts.items() if isinstance(app, _PlatformRoutes)}
+    assert made == {"/toy": True, "/toy2": False}
