@@ -12,6 +12,7 @@ from kopa_gen.project import Project, load_project
 from kopa_gen.sandbox.emulator import Sandbox
 from kopa_gen.sandbox.local import open_sandbox
 from kopa_gen.world.build import BuiltWorld, ensure_world
+from kopa_gen.world.lazy import open_world
 
 ROOT = Path(os.environ.get("KOPA_GEN_TEST_ROOT") or Path(__file__).resolve().parent.parent)
 """The project under test: this repository, or a platform author's own project folder (`KOPA_GEN_TEST_ROOT=DIR
@@ -38,7 +39,7 @@ def world(project: Project) -> BuiltWorld:
 @pytest.fixture(scope="session")
 def world_db(world: BuiltWorld) -> Iterator[sqlite3.Connection]:
     """The built world, read-only, for tests that walk its tables."""
-    conn = sqlite3.connect(f"file:{world.path}?mode=ro", uri=True)
+    conn = open_world(world.path)
     yield conn
     conn.close()
 

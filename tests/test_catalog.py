@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from kopa_gen.language.source import load_yaml
 from kopa_gen.project import Project, load_project
 from kopa_gen.sandbox.local import open_sandbox
 from kopa_gen.world.build import ensure_world
+from kopa_gen.world.lazy import open_world
 from tests.test_broken_specs import problems
 from tests.toyspec import spec_copy, write_project
 
@@ -308,7 +308,7 @@ async def test_a_field_held_back_selects_rows_and_is_not_sent(tmp_path: Path, wi
             "toy_grain_prices", {"grain": "쌀", "regionCd": 11, "numOfRows": 1, "pageNo": 1}
         )
     assert seoul.total >= 1 and busan.total >= 1 and nowhere.total == 0
-    db = sqlite3.connect(ensure_world(project.world).path)
+    db = open_world(ensure_world(project.world).path)
     counted = dict(
         db.execute('SELECT "regionCd", count(*) FROM "auto_toy_grain_prices" WHERE grain = \'쌀\' GROUP BY 1')
     )

@@ -16,12 +16,13 @@ from kopa_gen.project import Project
 from kopa_gen.sandbox.config import sandbox_key
 from kopa_gen.sandbox.emulator import Sandbox
 from kopa_gen.world.build import BuiltWorld
+from kopa_gen.world.lazy import open_world
 
 SAMSUNG = "00126380"
 
 
 def db(world: BuiltWorld) -> sqlite3.Connection:
-    return sqlite3.connect(f"file:{world.path}?mode=ro", uri=True)
+    return open_world(world.path)
 
 
 async def listing(project: Project, sandbox: Sandbox, **query: str) -> dict[str, Any]:

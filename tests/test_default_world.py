@@ -18,6 +18,7 @@ from kopa_gen.compose import sandbox_client
 from kopa_gen.language.diagnostics import Level, SpecError
 from kopa_gen.project import load_project
 from kopa_gen.sandbox.local import open_sandbox
+from kopa_gen.world.lazy import open_world
 from tests.test_declared import REGIONS, world_with
 from tests.toyspec import WORLD_ROOT, spec_copy, write_project
 
@@ -108,12 +109,11 @@ def test_parameters_named_like_fields_filter(tmp_path: Path) -> None:
 
 
 def test_region_codes_name_current_districts(tmp_path: Path) -> None:
-    import sqlite3
 
     from kopa_gen.world.build import ensure_world
 
     project = load_project(project_at(tmp_path))
-    db = sqlite3.connect(ensure_world(project.world).path)
+    db = open_world(ensure_world(project.world).path)
     current = {r[0] for r in db.execute("SELECT region_cd FROM regions WHERE abolished = 0")}
     served = {r[0] for r in db.execute("SELECT region_cd FROM auto_toy_list_stations")}
     assert served and served <= current

@@ -39,6 +39,7 @@ from kopa_gen.language.task import From, GoldStep, Task
 from kopa_gen.policies.double import ChatDouble, Reply, ToolCall
 from kopa_gen.project import Project, load_project
 from kopa_gen.runtime.answer import derive_answer
+from kopa_gen.world.lazy import open_world
 from tests.conftest import declared_tools
 
 LEXICAL = RetrieverConfig(model="none")
@@ -490,7 +491,6 @@ def test_the_world_index_says_what_the_sandbox_answers(project: Project, gstar: 
     of the first looked-up entities, the consumer called over the platform client with the handed value alone
     (and with that value changed in its last character) comes back empty exactly when the index said the world
     holds no such row."""
-    import sqlite3
 
     from kopa_gen.edge.found import Found
     from kopa_gen.edge.probe import rows_of
@@ -499,7 +499,7 @@ def test_the_world_index_says_what_the_sandbox_answers(project: Project, gstar: 
     from kopa_gen.world.build import ensure_world
 
     sigs, out, specs = _chains_setup(project, gstar)
-    found = Found(project, sqlite3.connect(ensure_world(project.world).path))
+    found = Found(project, open_world(ensure_world(project.world).path))
 
     async def check() -> tuple[int, int]:
         said: Counter[bool] = Counter()
@@ -1119,7 +1119,6 @@ def test_a_search_by_one_word_starts_from_every_row_it_finds(project: Project) -
     three pages). The words are subjects, never a government's name; the whole set is read; the particle fits
     the word; a `contains` phrase on a parameter that matches whole values is a spec error naming the fix."""
     import random
-    import sqlite3
 
     from kopa_gen.edge.builder import Chain, GEdge
     from kopa_gen.edge.starts import MAX_SET, _word_spec, start_specs
@@ -1133,7 +1132,7 @@ def test_a_search_by_one_word_starts_from_every_row_it_finds(project: Project) -
     (spec,) = [
         s for s in start_specs(project, sigs.values(), {"law_search_ordinances": [hop]}, 0) if s.contains
     ]
-    db = sqlite3.connect(ensure_world(project.world).path)
+    db = open_world(ensure_world(project.world).path)
     governments = {
         w for (n,) in db.execute("SELECT DISTINCT 지자체기관명 FROM law_ordinances") for w in n.split()
     }

@@ -24,7 +24,8 @@ from kopa_gen.project import Project
 from kopa_gen.runtime.paths import evaluate, select
 from kopa_gen.sandbox.config import sandbox_key
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.world.build import BuiltWorld, open_world
+from kopa_gen.world.build import BuiltWorld
+from kopa_gen.world.lazy import open_world
 
 PID = "expressway"
 

@@ -24,6 +24,7 @@ from kopa_gen.sandbox.config import sandbox_key
 from kopa_gen.sandbox.emulator import Sandbox
 from kopa_gen.sandbox.local import open_sandbox
 from kopa_gen.world.build import BuiltWorld
+from kopa_gen.world.lazy import open_world
 from tests.conftest import repository_project
 from tests.toyspec import spec_copy, write_project
 
@@ -37,7 +38,7 @@ BILL_SUFFIX = " 일부개정법률안"
 
 
 def db(world: BuiltWorld) -> sqlite3.Connection:
-    return sqlite3.connect(world.path)
+    return open_world(world.path)
 
 
 async def get(sandbox: Sandbox, path: str, key: str | None = None, **params: str) -> httpx.Response:

@@ -5,7 +5,6 @@ spec (specs/world/elections.yaml)."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
 from typing import Any
 
@@ -15,6 +14,7 @@ from kopa_gen.compose import sandbox_client
 from kopa_gen.project import Project
 from kopa_gen.sandbox.local import open_sandbox
 from kopa_gen.world.build import BuiltWorld
+from kopa_gen.world.lazy import open_world
 from tests.conftest import repository_project
 
 pytestmark = pytest.mark.skipif(
@@ -134,7 +134,7 @@ async def test_counting_rows_add_up_to_the_published_national_result(
 
 def test_runner_up_wins_some_units_and_the_leader_others(world: BuiltWorld) -> None:
     """The regional lean shows: each of the two leading candidates tops some 구시군 (a task can ask where)."""
-    db = sqlite3.connect(f"file:{world.path}?mode=ro", uri=True)
+    db = open_world(world.path)
     tops = db.execute(
         "WITH v AS (SELECT unit_cd, huboid, votes, max(votes) OVER (PARTITION BY unit_cd) AS most FROM nec_pres_votes)"
         " SELECT count(DISTINCT huboid), count(*), (SELECT count(*) FROM nec_pres_units) FROM v WHERE votes = most"

@@ -14,7 +14,8 @@ from kopa_gen.language.kopa import Filter, Order
 from kopa_gen.language.platform import Operation, Platform
 from kopa_gen.project import Project
 from kopa_gen.sandbox.store import WorldStore, _where, bookmarks, select_rows
-from kopa_gen.world.build import BuiltWorld, open_world
+from kopa_gen.world.build import BuiltWorld
+from kopa_gen.world.lazy import open_world
 
 from .conftest import repository_project
 

@@ -4,13 +4,12 @@ clients, and every 지역구 of the election has exactly one winner, the candida
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from kopa_gen.compose import sandbox_client
 from kopa_gen.sandbox.local import open_sandbox
 from kopa_gen.world.build import BuiltWorld
+from kopa_gen.world.lazy import open_world
 from tests.conftest import repository_project
 
 pytestmark = pytest.mark.skipif(
@@ -86,7 +85,7 @@ async def test_list_winners_are_the_proportional_members(world: BuiltWorld) -> N
 
 
 def test_every_district_has_one_winner_with_the_most_votes(world: BuiltWorld) -> None:
-    db = sqlite3.connect(f"file:{world.path}?mode=ro", uri=True)
+    db = open_world(world.path)
     districts = db.execute("SELECT count(*) FROM nec_districts").fetchone()[0]
     per_district = db.execute(
         "WITH c AS (SELECT district_no, elected, dugsu, max(dugsu) OVER (PARTITION BY district_no) AS most"
@@ -130,7 +129,7 @@ def test_every_bill_and_member_dataset_agrees_with_the_assembly(world: BuiltWorl
     checked on the rows of every assembly tool's table, against assembly_bills and assembly_members."""
     project = repository_project()
     tables = {op.source.table for op in project.platform("assembly").operations}
-    db = sqlite3.connect(f"file:{world.path}?mode=ro", uri=True)
+    db = open_world(world.path)
     checked = 0
     for table in sorted(tables):
         columns = {r[1] for r in db.execute(f'PRAGMA table_info("{table}")')}

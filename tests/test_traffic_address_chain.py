@@ -17,7 +17,8 @@ from kopa_gen.compose import SANDBOX_HOST, sandbox_client
 from kopa_gen.project import Project
 from kopa_gen.sandbox.config import sandbox_key
 from kopa_gen.sandbox.emulator import Sandbox
-from kopa_gen.world.build import BuiltWorld, open_world
+from kopa_gen.world.build import BuiltWorld
+from kopa_gen.world.lazy import open_world
 
 
 @pytest.fixture

@@ -6,10 +6,20 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
-from kopa_gen.compile.world_record import record_drift, recorded
+import pytest
+
+from kopa_gen.compile.world_record import (
+    LAZY_SAMPLE,
+    lazy_digests,
+    lazy_sample,
+    record_drift,
+    recorded,
+    recorded_lazy,
+)
 from kopa_gen.project import Project
 from kopa_gen.world.build import MANIFEST, BuiltWorld, build_into, table_digests
 from kopa_gen.world.codes import check_digit
+from kopa_gen.world.lazy import lazy_tables, open_world, side_path
 
 
 def small(project: Project) -> object:
@@ -68,11 +78,63 @@ def test_the_world_built_here_has_the_recorded_rows(project: Project, world: Bui
     the rows that `kopa-gen build` recorded where it last built it (generated/world.json)."""
     assert record_drift(project) is None
     here = table_digests(world.path)
-    assert set(here) == {t.name for t in project.world.tables}
+    assert set(here) == {t.name for t in project.world.tables if not t.lazy}
     want = recorded(project)
     assert set(want) == set(here)
     differ = sorted(name for name in here if here[name] != want[name])
     assert not differ, f"{len(differ)} tables have other rows than recorded: {differ[:10]}"
+
+
+def test_the_lazy_tables_made_here_have_the_recorded_rows(project: Project, world: BuiltWorld) -> None:
+    """The catalog tables are left to their first query; the sample the record holds, made here (from nothing
+    on CI), has the recorded rows, and so every process and machine makes them alike."""
+    lazy = {t.name for t in project.world.tables if t.lazy}
+    assert lazy and lazy_tables(world.path).names() == lazy
+    want = recorded_lazy(project)
+    assert set(want) == set(lazy_sample(world.path)) and len(want) >= len(lazy) // LAZY_SAMPLE
+    here = lazy_digests(world.path)
+    differ = sorted(name for name in want if here[name] != want[name])
+    assert not differ, f"{len(differ)} lazy tables have other rows than recorded: {differ[:10]}"
+
+
+def test_a_lazy_table_is_made_at_its_first_query_as_the_build_would_make_it(
+    project: Project, tmp_path: Path
+) -> None:
+    """A world with a catalog table left lazy holds none of its rows; the first query that names it (through any
+    connection `open_world` gives, of any process) makes it once, in the side file, with the rows an eager build
+    of the same table makes; a second query reads them."""
+    catalog = next(  # one that reads no other table, so that the world can be the regions alone
+        t
+        for t in project.world.tables
+        if t.lazy and all(c.gen is None or (c.gen.ref is None and c.gen.sql is None) for c in t.columns)
+    )
+    tables = [t for t in project.world.tables if t.name == "regions"] + [catalog]
+    spec = project.world.model_copy(update={"tables": tables, "views": []})
+    build_into(spec, 11, tmp_path / "w.sqlite")
+    db = sqlite3.connect(tmp_path / "w.sqlite")
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert catalog.name not in names and "regions" in names
+    eager = spec.model_copy(update={"tables": [*tables[:-1], catalog.model_copy(update={"lazy": False})]})
+    build_into(eager, 11, tmp_path / "e.sqlite")
+    made = open_world(tmp_path / "w.sqlite")
+    assert not side_path(tmp_path / "w.sqlite").stat().st_size  # nothing made yet
+    rows = made.execute(f'SELECT * FROM "{catalog.name}" ORDER BY rowid').fetchall()
+    assert rows and len(rows) == catalog.rows
+    assert (
+        rows
+        == sqlite3.connect(tmp_path / "e.sqlite")
+        .execute(f'SELECT * FROM "{catalog.name}" ORDER BY rowid')
+        .fetchall()
+    )
+    side = sqlite3.connect(side_path(tmp_path / "w.sqlite"))
+    made_there = side.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+    )
+    assert made_there.fetchall() == [(catalog.name,)]
+    again = open_world(tmp_path / "w.sqlite")  # another connection reads what the first made
+    assert again.execute(f'SELECT count(*) FROM "{catalog.name}"').fetchone() == (len(rows),)
+    with pytest.raises(sqlite3.OperationalError, match="no such table: not_a_table"):
+        made.execute("SELECT * FROM not_a_table")
 
 
 def test_a_recorded_digest_is_the_rows_of_its_table(world: BuiltWorld) -> None:

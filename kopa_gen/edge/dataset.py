@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import sqlite3
 import statistics
 import sys
 import time
@@ -52,6 +51,7 @@ from kopa_gen.runtime.session import Session
 from kopa_gen.runtime.spread import Spread
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.world.build import ensure_world
+from kopa_gen.world.lazy import open_world
 
 PAPER_MIX: dict[str, float] = {
     "mixed": 0.367,
@@ -252,7 +252,7 @@ async def synthesize(
     if not domains:
         raise ValueError("no lookup tool takes a name a person would give (see meaning.yaml roles and kinds)")
     digest = spec_hash(project, platforms)
-    found = Found(project, sqlite3.connect(f"file:{ensure_world(project.world).path}?mode=ro", uri=True))
+    found = Found(project, open_world(ensure_world(project.world).path))
     rng = random.Random(f"edge-synth:{config.seed}")
     want = quotas(config.tasks, config.mix)
     cursor: Counter[str] = Counter()  # next name per start spec

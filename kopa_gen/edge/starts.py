@@ -24,6 +24,7 @@ from kopa_gen.edge.signatures import ToolSig
 from kopa_gen.language.kopa import Source
 from kopa_gen.project import Project
 from kopa_gen.world.build import ensure_world
+from kopa_gen.world.lazy import open_world
 
 NAME_ROLES = frozenset({"name"})
 MAX_NAME = 40  # characters: a longer "name" is a title or a sentence, not how people name a thing
@@ -46,7 +47,7 @@ def start_specs(
     roots = [t for t, edges in out.items() if edges]
     by_name = {s.name: s for s in sigs}
     world = ensure_world(project.world)
-    db = sqlite3.connect(f"file:{world.path}?mode=ro", uri=True)
+    db = open_world(world.path)
     try:
         specs: list[StartSpec] = []
         found = Found(project, db)

@@ -190,6 +190,11 @@ class Table(StrictModel):
         description="Real, well-known facts the generator must respect: whole rows, or per-entity figures such as "
         "a company's scale (what each generator does with them is in its docstring).",
     )
+    lazy: bool = Field(
+        default=False,
+        description="Made at its first query, not with the world (kopa_gen/world/lazy.py): what the default "
+        "world synthesises for a catalog's operations. No table built with the world may read it (views may).",
+    )
 
 
 class View(StrictModel):

@@ -12,7 +12,8 @@ from kopa_gen.project import Project
 from kopa_gen.sandbox.config import SandboxConfig
 from kopa_gen.sandbox.emulator import Sandbox
 from kopa_gen.sandbox.store import WorldStore
-from kopa_gen.world.build import ensure_world, open_world
+from kopa_gen.world.build import ensure_world
+from kopa_gen.world.lazy import open_world
 
 
 @functools.cache

@@ -25,6 +25,7 @@ from kopa_gen.cache import cache_dir
 from kopa_gen.language.world import WORLD_TABLE, WORLD_TABLE_SQL, Table, WorldSpec
 from kopa_gen.processes import alive
 from kopa_gen.world.fill import create_table, fill_table
+from kopa_gen.world.lazy import create_indexes, write_lazy_specs
 from kopa_gen.world.parallel import SCRATCH_PREFIX, Builders, world_workers
 from kopa_gen.world.registry import DATA, SHARES, GenContext, generators
 
@@ -193,12 +194,16 @@ def build_into(
     """Bring the database at `path` (empty, or a copy of an earlier world) to `spec`: drop the tables the spec
     no longer has, generate again the stale ones (`stale_tables`) — on `workers` processes when more than one —
     and recreate the views."""
+    lazy = [t for t in spec.tables if t.lazy]  # made at their first query (kopa_gen/world/lazy.py)
+    spec = spec.model_copy(update={"tables": [t for t in spec.tables if not t.lazy]})
     with contextlib.ExitStack() as stack:
         builders = stack.enter_context(Builders(spec, seed, path, workers)) if workers > 1 else None
-        _build(spec, seed, path, progress, builders)
+        _build(spec, seed, path, progress, builders, lazy)
 
 
-def _build(spec: WorldSpec, seed: int, path: Path, progress: Progress, builders: Builders | None) -> None:
+def _build(
+    spec: WorldSpec, seed: int, path: Path, progress: Progress, builders: Builders | None, lazy: list[Table]
+) -> None:
     db = sqlite3.connect(path)
     db.execute("PRAGMA journal_mode=OFF")
     db.execute("PRAGMA synchronous=OFF")
@@ -221,10 +226,7 @@ def _build(spec: WorldSpec, seed: int, path: Path, progress: Progress, builders:
     place = {t.name: n for n, t in enumerate(spec.tables, 1)}
 
     def finish(table: Table, reads: set[str], seconds: float) -> None:
-        for i, index in enumerate(table.indexes):
-            cols = ", ".join(_index_column(c) for c in index)
-            db.execute(f'CREATE INDEX "ix_{table.name}_{i}" ON "{table.name}" ({cols})')
-        db.execute(f'ANALYZE "{table.name}"')
+        create_indexes(db, table)
         db.execute(
             f'INSERT OR REPLACE INTO "{MANIFEST}" VALUES (?, ?, ?, ?)',
             (table.name, hashes[table.name], ",".join(sorted(reads)), rows_digest(db, table.name)),
@@ -273,8 +275,11 @@ def _build(spec: WorldSpec, seed: int, path: Path, progress: Progress, builders:
                 fill_here(table)
     for view in spec.views:
         db.execute(f'CREATE VIEW "{view.name}" AS {view.sql}')
+    write_lazy_specs(db, lazy)
     db.commit()
     db.close()
+    if lazy:
+        progress(f"  world: {len(lazy)} catalog tables left to their first query")
     if not stale:
         progress("  world: every table reused")
 
@@ -325,18 +330,3 @@ def stale_tables(
                 stale |= members
         if len(stale) == before:
             return stale
-
-
-def _index_column(spec: str) -> str:
-    name, _, direction = spec.partition(" ")
-    if direction.strip().upper() not in ("", "ASC", "DESC"):
-        raise ValueError(f"index column {spec!r}: only ' ASC' or ' DESC' may follow the name")
-    return f'"{name}" {direction.strip().upper()}'.strip()
-
-
-def open_world(path: Path) -> sqlite3.Connection:
-    """Read-only connection shared by a sandbox; the world never changes once built."""
-    db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
-    db.execute("PRAGMA query_only=ON")
-    db.execute("PRAGMA cache_size=-65536")
-    return db

@@ -333,6 +333,7 @@ def synth_table(
         rows=op.kopa.synth_rows,
         columns=columns,
         indexes=[[p.name] for p in op.params if p.name in props],
+        lazy=True,  # read by its operation alone: made at its first query
     )
     filters = op.kopa.filters
     if filters is None:

@@ -456,6 +456,7 @@ def examples_from_world(pid: str) -> None:
     from kopa_gen.language.platform import tool_params
     from kopa_gen.project import load_project
     from kopa_gen.world.build import ensure_world
+    from kopa_gen.world.lazy import open_world
 
     path = REPO / "specs" / "platforms" / pid / "catalog.yaml"
     text = path.read_text(encoding="utf-8")
@@ -464,7 +465,7 @@ def examples_from_world(pid: str) -> None:
     project = load_project(REPO)
     platform = project.platform(pid)
     paging = {platform.kopa.paging.page, platform.kopa.paging.size} if platform.kopa.paging else set()
-    db = sqlite3.connect(f"file:{ensure_world(project.world).path}?mode=ro", uri=True)
+    db = open_world(ensure_world(project.world).path)  # a catalog table is made at its first query
     db.row_factory = sqlite3.Row
     for ds in catalog["datasets"]:
         op = platform.operation(ds["tool"])

@@ -341,13 +341,14 @@ def examples() -> None:
 
     from kopa_gen.project import load_project
     from kopa_gen.world.build import ensure_world
+    from kopa_gen.world.lazy import open_world
 
     path = REPO / "specs" / "platforms" / "law" / "catalog.yaml"
     head, _, body = path.read_text(encoding="utf-8").partition("datasets:\n")
     catalog = yaml.safe_load("datasets:\n" + body)
     project = load_project(REPO)
     platform = project.platform("law")
-    db = sqlite3.connect(f"file:{ensure_world(project.world).path}?mode=ro", uri=True)
+    db = open_world(ensure_world(project.world).path)  # a catalog table is made at its first query
     for ds in catalog["datasets"]:
         op = platform.operation(ds["tool"])
         assert op.kopa.source is not None
