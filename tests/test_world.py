@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -135,6 +136,36 @@ def test_a_lazy_table_is_made_at_its_first_query_as_the_build_would_make_it(
     assert again.execute(f'SELECT count(*) FROM "{catalog.name}"').fetchone() == (len(rows),)
     with pytest.raises(sqlite3.OperationalError, match="no such table: not_a_table"):
         made.execute("SELECT * FROM not_a_table")
+
+
+def test_a_lazy_table_appears_to_other_connections_whole(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process reading while a lazy table is being made sees no table (and waits for it to be made), never
+    an empty or half-filled one: the suite's workers read the same side file."""
+    import kopa_gen.world.lazy as lazy_module
+
+    catalog = next(
+        t
+        for t in project.world.tables
+        if t.lazy and all(c.gen is None or (c.gen.ref is None and c.gen.sql is None) for c in t.columns)
+    )
+    spec = project.world.model_copy(
+        update={"tables": [t for t in project.world.tables if t.name == "regions"] + [catalog], "views": []}
+    )
+    build_into(spec, 11, tmp_path / "w.sqlite")
+    seen: list[list[tuple[str]]] = []
+    fill = lazy_module.fill_table
+
+    def fill_and_look(db: sqlite3.Connection, *args: Any, **kwargs: Any) -> set[str]:
+        reads = fill(db, *args, **kwargs)
+        other = sqlite3.connect(side_path(tmp_path / "w.sqlite"), timeout=0)
+        seen.append(other.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall())
+        return reads
+
+    monkeypatch.setattr(lazy_module, "fill_table", fill_and_look)
+    rows = open_world(tmp_path / "w.sqlite").execute(f'SELECT count(*) FROM "{catalog.name}"').fetchone()
+    assert seen == [[]] and rows == (catalog.rows,)
 
 
 def test_a_recorded_digest_is_the_rows_of_its_table(world: BuiltWorld) -> None:

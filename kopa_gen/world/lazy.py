@@ -98,7 +98,9 @@ class LazyTables:
         if name not in self.names():
             return False
         with self._lock, self._locked():
-            db = sqlite3.connect(self.side.as_uri(), uri=True, timeout=60)  # readers finish their reads
+            # autocommit mode, one explicit transaction: the table appears to other connections whole (in the
+            # driver's default mode its CREATE would commit on its own, and a reader could see it empty)
+            db = sqlite3.connect(self.side.as_uri(), uri=True, timeout=60, isolation_level=None)
             try:
                 here = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
                 if here.fetchone() is None:
@@ -114,9 +116,14 @@ class LazyTables:
         table = Table.model_validate_json(spec)
         seed, today = db.execute(f'SELECT seed, today FROM world."{WORLD_TABLE}"').fetchone()
         ctx = GenContext(seed=int(seed), today=dt.date.fromisoformat(today), db=db)
-        fill_table(db, ctx, table, generators())
-        create_indexes(db, table)
-        db.commit()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            fill_table(db, ctx, table, generators())
+            create_indexes(db, table)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
