@@ -20,7 +20,7 @@ from kopa_gen.compile.world_record import (
 from kopa_gen.project import Project
 from kopa_gen.world.build import MANIFEST, BuiltWorld, build_into, table_digests
 from kopa_gen.world.codes import check_digit
-from kopa_gen.world.lazy import lazy_tables, open_world, side_path
+from kopa_gen.world.lazy import lazy_tables, open_world, side_path, side_paths
 
 
 def small(project: Project) -> object:
@@ -118,7 +118,7 @@ def test_a_lazy_table_is_made_at_its_first_query_as_the_build_would_make_it(
     eager = spec.model_copy(update={"tables": [*tables[:-1], catalog.model_copy(update={"lazy": False})]})
     build_into(eager, 11, tmp_path / "e.sqlite")
     made = open_world(tmp_path / "w.sqlite")
-    assert not side_path(tmp_path / "w.sqlite").stat().st_size  # nothing made yet
+    assert not any(side.stat().st_size for side in side_paths(tmp_path / "w.sqlite"))  # nothing made yet
     rows = made.execute(f'SELECT * FROM "{catalog.name}" ORDER BY rowid').fetchall()
     assert rows and len(rows) == catalog.rows
     assert (
@@ -127,7 +127,7 @@ def test_a_lazy_table_is_made_at_its_first_query_as_the_build_would_make_it(
         .execute(f'SELECT * FROM "{catalog.name}" ORDER BY rowid')
         .fetchall()
     )
-    side = sqlite3.connect(side_path(tmp_path / "w.sqlite"))
+    side = sqlite3.connect(side_path(tmp_path / "w.sqlite", catalog.name))
     made_there = side.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
     )
@@ -159,7 +159,7 @@ def test_a_lazy_table_appears_to_other_connections_whole(
 
     def fill_and_look(db: sqlite3.Connection, *args: Any, **kwargs: Any) -> set[str]:
         reads = fill(db, *args, **kwargs)
-        other = sqlite3.connect(side_path(tmp_path / "w.sqlite"), timeout=0)
+        other = sqlite3.connect(side_path(tmp_path / "w.sqlite", catalog.name), timeout=0)
         seen.append(other.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall())
         return reads
 
