@@ -117,6 +117,16 @@ def test_a_live_builds_partial_files_are_kept(tmp_path: Path) -> None:
     assert mine.exists()
 
 
+def test_the_files_of_a_world_no_longer_cached_are_removed(tmp_path: Path) -> None:
+    """Each world keeps its bulk downloads and lazy tables in files/<world>; they go with the world."""
+    (tmp_path / "world-1-here.sqlite").write_bytes(b"")
+    for name in ("world-1-here", "world-1-gone"):
+        (tmp_path / "files" / name).mkdir(parents=True)
+        (tmp_path / "files" / name / "lazy-0.sqlite").write_bytes(b"rows")
+    assert sweep(tmp_path) == [tmp_path / "files" / "world-1-gone"]
+    assert [p.name for p in (tmp_path / "files").iterdir()] == ["world-1-here"]
+
+
 def test_workers_build_only_the_world_the_episodes_use(
     project: Project, world: BuiltWorld, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

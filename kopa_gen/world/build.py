@@ -130,7 +130,8 @@ def _build_world(
 def sweep(cache: Path) -> list[Path]:
     """Remove what builds that died left in the cache: a partial world (`world-*.tmp<pid>`, hundreds of MB, with
     its SQLite journal files) or a workers' scratch folder (`kopa-world-<pid>-*`) whose process is gone. A live
-    build's are kept. Returns what was removed."""
+    build's are kept. Also the folder of files kept for a world the cache no longer holds (`files/world-*`: its
+    bulk downloads and lazy tables, tens of MB). Returns what was removed."""
     removed: list[Path] = []
     for partial in cache.glob("world-*.tmp*"):
         found = _PARTIAL.search(partial.name)
@@ -142,6 +143,10 @@ def sweep(cache: Path) -> list[Path]:
         if scratch.is_dir() and pid.isdigit() and not alive(int(pid)):
             shutil.rmtree(scratch, ignore_errors=True)
             removed.append(scratch)
+    for kept in (cache / "files").glob("world-*"):
+        if kept.is_dir() and not (cache / f"{kept.name}.sqlite").exists():
+            shutil.rmtree(kept, ignore_errors=True)
+            removed.append(kept)
     return removed
 
 
