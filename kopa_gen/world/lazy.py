@@ -69,7 +69,7 @@ def _index_column(spec: str) -> str:
 
 
 class LazyTables:
-    """The lazy tables of one built world, made on demand into its side file (one process at a time)."""
+    """The lazy tables of one built world, made on demand into its side files (one process at a time per file)."""
 
     def __init__(self, world: Path) -> None:
         self.world = world
