@@ -57,6 +57,8 @@ def found_fields() -> dict[str, dict[str, Any]]:
             # a source is cited by its repository and file; one the search could not name is not a citation
             named = [s for s in entry.get("sources") or [] if NAMED_REPO.match(str(s.get("repo", "")))]
             if entry.get("fields") and named and not entry.get("skip"):  # skip: why the binder leaves it
+                if entry["code"] in out:
+                    raise SystemExit(f"{path.name}: {entry['code']} is cited in another found_fields file too")
                 out[entry["code"]] = {**entry, "sources": named}
     return out
 
@@ -106,8 +108,8 @@ def switch(ds: dict[str, Any], spec: dict[str, Any], switched: set[str]) -> tupl
 NAMED = "(SELECT r.{name} FROM molit_regions r WHERE r.{code} = {column} LIMIT 1)"
 ENDS = ("dptre", "arvl", "ride", "alght")  # departure, arrival, boarding, alighting
 FIELD_GEN: dict[
-    str, dict[str, tuple[dict[str, Any], str | None]]
-] = {  # field -> (generator, the field it reads)
+    str, dict[str, tuple[dict[str, Any], str | None] | list[tuple[dict[str, Any], str | None]]]
+] = {  # field -> (generator, the field it reads), or a list of them: the first whose field the row holds
     "molit": {
         "opr_ym": ({"date": ["2023-01-01", "today-60"], "format": "%Y%m"}, None),
         "opr_yr": ({"date": ["2019-01-01", "today-400"], "format": "%Y"}, None),
@@ -148,7 +150,10 @@ FIELD_GEN: dict[
         "mnthEtime": ({"date": ["today-3650", "today-30"]}, None),
         "year": ({"integer": [5, 30]}, None),
         "useYear": ({"integer": [0, 30]}, None),
-        "remainingYear": ({"sql": "max(0, year - useYear)"}, "useYear"),
+        "remainingYear": [  # the cycle less the years used, where the row holds the cycle; else a count of years
+            ({"sql": "max(0, year - useYear)"}, "year"),
+            ({"integer": [0, 30]}, None),
+        ],
         "kaptName": (
             {"sql": "CASE _n % 5 WHEN 0 THEN '한빛' WHEN 1 THEN '푸른마을' WHEN 2 THEN '대림' WHEN 3 THEN '현대' "
              "ELSE '주공' END || ' ' || (_n % 9 + 1) || '단지'"},
@@ -294,11 +299,11 @@ def bind(
             names.add(p["name"])
             counts["held back"] += 1
         for f in fields:
-            gen, reads = field_gen.get(f["name"], (None, None))
-            if gen is not None and (
-                reads is None or reads in names
-            ):  # a name is read from a code the row holds
-                f["gen"] = copy.deepcopy(gen)
+            ways = field_gen.get(f["name"], [])
+            for gen, reads in ways if isinstance(ways, list) else [ways]:
+                if reads is None or reads in names:  # a name is read from a code the row holds
+                    f["gen"] = copy.deepcopy(gen)
+                    break
         for p in ds.get("params", []):
             counts["params"] += 1
             hit = selects(p["name"], names)
