@@ -31,6 +31,7 @@ FLOORS: dict[str, int] = {
     "layers": 0,
     "plugins": 1,  # the registry helper; its errors are the language's user errors
     "cache": 0,
+    "heap": 0,  # the garbage collector paused around a large tree (a project load, a bulk file)
     "roots": 0,  # where the project is, found without loading it (the MCP server starts from it)
     "processes": 0,  # what the world build and the run folder's lock need from the operating system
     "__init__": 0,

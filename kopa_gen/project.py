@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
-import gc
 import hashlib
 import os
 import pickle
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from kopa_gen.cache import cache_dir
 from kopa_gen.envelopes import family, family_names
+from kopa_gen.heap import collection_paused
 from kopa_gen.language.diagnostics import Diagnostic, Diagnostics, Level, NotFound, SpecError
 from kopa_gen.language.domains import FILE as DOMAINS_FILE
 from kopa_gen.language.domains import load_domains, load_held_out
@@ -126,7 +124,7 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
     key = project_key(root, only)
     path = cache_dir() / "projects" / f"{key}.pickle"
     try:
-        with path.open("rb") as f, _no_gc():
+        with path.open("rb") as f, collection_paused(freeze=True):  # 0.5-0.8 s -> 0.2-0.3 s
             project = pickle.load(f)
         if isinstance(project, Project):
             return project
@@ -135,20 +133,6 @@ def load_project(root: Path | None = None, only: list[str] | None = None) -> Pro
     project = _load_project(root, only)
     _remember(path, project)
     return project
-
-
-@contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    """No cyclic collection while a pickle of ~200,000 objects is read: it would walk the growing heap again and
-    again for cycles a fresh unpickled tree cannot hold (a cached load 0.5-0.8 s -> 0.2-0.3 s)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
 
 
 def project_key(root: Path, only: list[str] | None) -> str:

@@ -15,7 +15,6 @@ from kopa_gen.compile.world_record import (
     lazy_sample,
     record_drift,
     recorded,
-    recorded_lazy,
 )
 from kopa_gen.project import Project
 from kopa_gen.world.build import MANIFEST, BuiltWorld, build_into, table_digests
@@ -91,7 +90,7 @@ def test_the_lazy_tables_made_here_have_the_recorded_rows(project: Project, worl
     on CI), has the recorded rows, and so every process and machine makes them alike."""
     lazy = {t.name for t in project.world.tables if t.lazy}
     assert lazy and lazy_tables(world.path).names() == lazy
-    want = recorded_lazy(project)
+    want = recorded(project, "lazy")
     assert set(want) == set(lazy_sample(world.path)) and len(want) >= len(lazy) // LAZY_SAMPLE
     here = lazy_digests(world.path)
     differ = sorted(name for name in want if here[name] != want[name])

@@ -4,7 +4,6 @@ indexed, so that a tool call finds its rows without testing each of the 110,000 
 from __future__ import annotations
 
 import bisect
-import gc
 import hashlib
 import html
 import io
@@ -18,6 +17,7 @@ from typing import Any
 
 from kopa_gen.client.errors import ToolArgumentError
 from kopa_gen.envelopes.base import JSON, coerce, coerce_rows, rows_of
+from kopa_gen.heap import collection_paused
 from kopa_gen.language.kopa import Filter
 from kopa_gen.language.platform import Operation
 
@@ -155,17 +155,10 @@ def parse_bulk_file(op: Operation, body: bytes) -> BulkRows:
     with zipfile.ZipFile(io.BytesIO(body)) as zf:
         member = zf.read(spec.member)
     props = op.row_props
-    # No cyclic collection while 110,000 elements and rows are made (none of them is garbage yet, and the
-    # collector would walk them again and again): the parse 1.1 -> 0.7 s.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collection_paused():  # the parse 1.1 -> 0.7 s
         root = ET.fromstring(member)
         parsed = BulkRows(coerce_rows(props, rows_of(root.iter(spec.row_element), props)))
         del root
-    finally:
-        if collecting:
-            gc.enable()
     parsed.prepare(
         op.kopa.local_filters
     )  # the first search would build them anyway; the download is slow already

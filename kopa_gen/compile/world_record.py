@@ -49,21 +49,13 @@ def record_world(project: Project, world: BuiltWorld) -> bool:
     return True
 
 
-def recorded(project: Project) -> dict[str, str]:
-    """The committed digests, table by table (empty when there is no record)."""
+def recorded(project: Project, part: str = "tables") -> dict[str, str]:
+    """The committed digests, table by table, of the built tables (`tables`) or of the lazy ones sampled (`lazy`);
+    empty when there is no record."""
     path = project.root / RECORD
     if not path.exists():
         return {}
-    tables: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))["tables"]
-    return tables
-
-
-def recorded_lazy(project: Project) -> dict[str, str]:
-    """The committed digests of the lazy tables sampled (empty when there is no record)."""
-    path = project.root / RECORD
-    if not path.exists():
-        return {}
-    tables: dict[str, str] = json.loads(path.read_text(encoding="utf-8")).get("lazy", {})
+    tables: dict[str, str] = json.loads(path.read_text(encoding="utf-8")).get(part, {})
     return tables
 
 

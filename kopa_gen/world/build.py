@@ -24,8 +24,8 @@ from pathlib import Path
 from kopa_gen.cache import cache_dir
 from kopa_gen.language.world import WORLD_TABLE, WORLD_TABLE_SQL, Table, WorldSpec
 from kopa_gen.processes import alive
-from kopa_gen.world.fill import create_table, fill_table
-from kopa_gen.world.lazy import create_indexes, write_lazy_specs
+from kopa_gen.world.fill import create_indexes, create_table, fill_table
+from kopa_gen.world.lazy import write_lazy_specs
 from kopa_gen.world.parallel import SCRATCH_PREFIX, Builders, world_workers
 from kopa_gen.world.registry import DATA, SHARES, GenContext, generators
 

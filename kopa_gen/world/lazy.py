@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from kopa_gen.language.world import WORLD_TABLE, Table
-from kopa_gen.world.fill import fill_table
+from kopa_gen.world.fill import create_indexes, fill_table
 from kopa_gen.world.registry import GenContext, generators
 
 LAZY = "_kopa_lazy"
@@ -51,21 +51,6 @@ def write_lazy_specs(db: sqlite3.Connection, tables: list[Table]) -> None:
     db.execute(f'DROP TABLE IF EXISTS "{LAZY}"')
     db.execute(f'CREATE TABLE "{LAZY}" (name TEXT PRIMARY KEY, spec TEXT)')
     db.executemany(f'INSERT INTO "{LAZY}" VALUES (?, ?)', [(t.name, t.model_dump_json()) for t in tables])
-
-
-def create_indexes(db: sqlite3.Connection, table: Table) -> None:
-    """The table's declared indexes, then its statistics for the query planner."""
-    for i, index in enumerate(table.indexes):
-        cols = ", ".join(_index_column(c) for c in index)
-        db.execute(f'CREATE INDEX "ix_{table.name}_{i}" ON "{table.name}" ({cols})')
-    db.execute(f'ANALYZE "{table.name}"')
-
-
-def _index_column(spec: str) -> str:
-    name, _, direction = spec.partition(" ")
-    if direction.strip().upper() not in ("", "ASC", "DESC"):
-        raise ValueError(f"index column {spec!r}: only ' ASC' or ' DESC' may follow the name")
-    return f'"{name}" {direction.strip().upper()}'.strip()
 
 
 class LazyTables:
