@@ -242,6 +242,32 @@ def test_broken_declarations_name_their_place(tmp_path: Path, table: dict[str, A
     assert any(line.startswith(W) and line.endswith(f"{path}: error: {message}") for line in found), found
 
 
+def test_a_table_built_with_the_world_cannot_read_a_lazy_one(tmp_path: Path) -> None:
+    """A table made at its first query is not in the world the build makes: one that reads it is an error at its
+    place at load, not an SQLite error minutes into a build."""
+    found = problems(tmp_path, {**STATIONS, "lazy": True}, READINGS)
+    assert len(found) == 1 and found[0].startswith(W), found
+    assert found[0].endswith(
+        "tables[3]: error: readings reads 'stations', which is made at its first query (`lazy: true`), not with "
+        "the world: drop `lazy` from 'stations', or read it in a view"
+    ), found
+
+
+def test_only_a_declared_table_is_made_at_its_first_query(tmp_path: Path) -> None:
+    """A Python generator may share state with the tables built beside it: made alone, later, its rows would
+    differ, so `lazy` on one is an error at the table."""
+    world = copy.deepcopy(WORLD_FILE)
+    world["tables"][0]["lazy"] = True
+    write_project(tmp_path, toy_spec(), world)
+    with pytest.raises(SpecError) as info:
+        load_project(tmp_path)
+    found = [d.render() for d in info.value.diagnostics if d.level is Level.ERROR]
+    assert found == [
+        f"{W}:2: tables[0]: error: lazy: a table made by a Python generator ('static') is built with the world; "
+        "only a declared table can be made at its first query"
+    ], found
+
+
 def test_ref_by_takes_the_row_another_column_points_at(tmp_path: Path) -> None:
     """`by` ties a column to the row an earlier `ref` drew: every station's district name is its district's."""
     stations = edited(STATIONS, keeper={"ref": "regions.name", "by": "region_cd"})

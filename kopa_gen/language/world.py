@@ -193,8 +193,20 @@ class Table(StrictModel):
     lazy: bool = Field(
         default=False,
         description="Made at its first query, not with the world (kopa_gen/world/lazy.py): what the default "
-        "world synthesises for a catalog's operations. No table built with the world may read it (views may).",
+        "world synthesises for a catalog's operations. A declared table only; no table built with the world may "
+        "read it (views may).",
     )
+
+    @model_validator(mode="after")
+    def _lazy_is_declared(self) -> Table:
+        if self.lazy and self.generator is not None:
+            # a Python generator may share state with the tables built beside it (`shares=`): made alone, later,
+            # its rows would differ
+            raise ValueError(
+                f"lazy: a table made by a Python generator ({self.generator!r}) is built with the world; "
+                "only a declared table can be made at its first query"
+            )
+        return self
 
 
 class View(StrictModel):
@@ -270,6 +282,7 @@ def check_schema(
     db = sqlite3.connect(":memory:")
     db.execute(WORLD_TABLE_SQL)
     base: set[str] = {WORLD_TABLE}  # base tables placed so far (a declared table can read only those)
+    lazy: set[str] = set()  # of those, the ones made at their first query, which no built table can read
     for src, kind, j, item in placed:
         if isinstance(item, Table) and item.generator is None:
             check_declared(src, (kind, j), item, db, base, diags)
@@ -281,6 +294,16 @@ def check_schema(
                     "module in kopa_gen/world/generators/)",
                 )
             )
+        if isinstance(item, Table) and not item.lazy:
+            said = item.model_dump_json(include={"query", "for_each", "columns"})
+            for name in sorted(n for n in lazy if re.search(rf"\b{n}\b", said)):
+                diags.items.append(
+                    src.diag(
+                        (kind, j),
+                        f"{item.name} reads {name!r}, which is made at its first query (`lazy: true`), not with "
+                        f"the world: drop `lazy` from {name!r}, or read it in a view",
+                    )
+                )
         try:
             if isinstance(item, View):
                 db.execute(f'CREATE VIEW "{item.name}" AS {item.sql}')
@@ -295,6 +318,8 @@ def check_schema(
         names = {c.name for c in item.columns} if not isinstance(item, View) else set()
         if isinstance(item, Table):
             base.add(item.name)
+            if item.lazy:
+                lazy.add(item.name)
             for k, index in enumerate(item.indexes):
                 missing = [c for c in (i.split(" ")[0] for i in index) if c not in names]
                 if missing:
