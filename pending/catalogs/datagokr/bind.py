@@ -511,7 +511,7 @@ def examples_from_world(pid: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("platform", help="the platform to bind: fsc, nec, tago, mois or molit")
+    parser.add_argument("platform", choices=["fsc", "nec", "tago", "mois", "molit"], help="the platform to bind")
     parser.add_argument(
         "--examples", action="store_true", help="write each dataset's examples from the built world's rows"
     )
